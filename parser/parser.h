@@ -175,6 +175,15 @@ int	 sched_next(const struct cron_sched *, const struct cron_tz *,
 	    time_t, time_t *);
 int	 sched_never(const struct cron_sched *);
 
+/*
+ * cron_fmt_iso8601() writes a UTC instant as the zone's local time with
+ * a numeric offset, 2026-03-08T03:00:00-04:00 (seconds offsets, as in
+ * old local mean times, as -04:56:02), into a buffer of at least
+ * CRON_ISOLEN bytes.  fmt.c.
+ */
+#define CRON_ISOLEN	40
+void	 cron_fmt_iso8601(const struct cron_tz *, time_t, char *, size_t);
+
 /* Civil time helpers shared by the calculator, zones and tools. */
 int64_t	 civil_to_days(int64_t, int, int);
 void	 days_to_civil(int64_t, int64_t *, int *, int *);
