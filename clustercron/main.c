@@ -1,10 +1,48 @@
 /*
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
+ *
+ * main.c: clustercron with an admin verb runs the verb; the daemon
+ * itself comes with issue 4.
  */
 
-int
-main(void)
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clustercron.h"
+#include "common.h"
+
+static const struct verb verbs[] = {
+	{ "next", verb_next,
+	    "next [-S] [-n count] [-z tz] [-f 'YYYY-MM-DD HH:MM[:SS]'] expr" },
+};
+
+static void
+usage(void)
 {
-	return (0);
+	size_t	 i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(stderr, "%s %s %s\n", i == 0 ? "usage:" : "      ",
+		    getprogname(), verbs[i].v_usage);
+	exit(1);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t	 i;
+
+	if (argc < 2)
+		usage();
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(argv[1], verbs[i].v_name) == 0) {
+			/* getopt starts again at the verb's own options. */
+			return (verbs[i].v_main(argc - 1, argv + 1));
+		}
+	}
+	warnx("unknown verb %s", argv[1]);
+	usage();
 }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# run-all.sh: the whole test suite, as CI runs it.  Builds out of tree
+# with warnings as errors, runs make check (unit, integration against a
+# private MariaDB the tests start themselves, cluster tests), make
+# distcheck, the unit and integration tests again under AddressSanitizer
+# and UBSan, and a short bounded fuzz run.  Ends with one line
+# "tests: N passed, N failed, N skipped" and exits non-zero on any
+# failure.
+
+top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
+cd "$top" || exit 99
+jobs=${JOBS:-2}
+failed_stages=
+log() { printf '\n==> %s\n' "$*"; }
+stage_fail() { failed_stages="$failed_stages $1"; echo "FAILED: $1"; }
+
+if [ -f config.status ]; then
+	echo "run-all.sh: the source tree is configured in place;" \
+	    "run 'make distclean' there first" >&2
+	exit 99
+fi
+
+log "autoreconf"
+autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 99; }
+
+# build DIR NAME CONFIGURE-ARGS...: configure and build in DIR.
+build() {
+	dir=$1; name=$2; shift 2
+	log "$name: configure and build in $dir"
+	mkdir -p "$dir" && cd "$dir" || return 1
+	"$top/configure" -q "$@" >configure.out 2>&1 ||
+	    { cat configure.out; cd "$top"; return 1; }
+	make -j"$jobs" >make.out 2>&1 || { cat make.out; cd "$top"; return 1; }
+	cd "$top"
+}
+
+# check DIR NAME [MAKE-ARGS...]: make check, showing failed tests' logs.
+check() {
+	dir=$1; name=$2; shift 2
+	log "$name: make check"
+	(cd "$dir" && make -j"$jobs" check "$@") && return 0
+	for f in $(find "$dir" -name '*.log' ! -name test-suite.log \
+	    ! -name config.log); do
+		trs=${f%.log}.trs
+		if [ -f "$trs" ] && grep -qE '^:test-result: (FAIL|ERROR)' "$trs"; then
+			echo "---- $f"
+			tail -n 60 "$f"
+		fi
+	done
+	return 1
+}
+
+if build build main --enable-werror; then
+	check build main || stage_fail "make check"
+	log "make distcheck"
+	(cd build && make -j"$jobs" distcheck \
+	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1) ||
+	    { tail -n 80 build/distcheck.out; stage_fail "make distcheck"; }
+else
+	stage_fail "build"
+fi
+
+if build build-asan sanitizers --enable-werror --enable-sanitizers; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    check build-asan sanitizers || stage_fail "sanitizers"
+else
+	stage_fail "sanitizers build"
+fi
+
+if command -v clang >/dev/null 2>&1; then
+	if build build-fuzz fuzz --enable-fuzz CC=clang; then
+		log "fuzz: bounded run"
+		sh tests/fuzz/run.sh build-fuzz || stage_fail "fuzz"
+	else
+		stage_fail "fuzz build"
+	fi
+fi
+
+# One closing line over every test result of every stage.
+set -- $(find build build-asan -name '*.trs' ! -path '*/_build/*' \
+    -exec cat {} + 2>/dev/null | awk '/^:test-result: PASS/ { p++ } /^:test-result: XFAIL/ { p++ }
+	/^:test-result: (FAIL|ERROR|XPASS)/ { f++ }
+	/^:test-result: SKIP/ { s++ }
+	END { print p + 0, f + 0, s + 0 }')
+passed=$1 fails=$2 skipped=$3
+[ -n "$failed_stages" ] && [ "$fails" -eq 0 ] && fails=1
+echo
+[ -n "$failed_stages" ] && echo "failed stages:$failed_stages"
+echo "tests: $passed passed, $fails failed, $skipped skipped"
+[ -z "$failed_stages" ]
