@@ -78,4 +78,104 @@ int	 file_read_fd(int, size_t, char **, size_t *);
  */
 int	 tzfile_read(const char *, char **, size_t *, int *);
 
+/*
+ * conf.c: the reader of clustercron.conf: "key = value" lines, whole-line
+ * "#" comments, blank lines, blanks around key and value trimmed, and
+ * optionally one pair of double quotes around the value (kept verbatim
+ * inside; a "#" after a value is part of the value).  The caller passes
+ * a table of the keys it knows; each key has a type and, for numbers,
+ * bounds (durations in seconds, sizes in bytes, both inclusive):
+ *
+ *	CONF_STRING	any text (CONF_NONEMPTY refuses "")
+ *	CONF_BOOL	yes or no, read as 1 or 0 through conf_num()
+ *	CONF_UINT	a decimal number
+ *	CONF_DURATION	a number with an optional unit s, m, h or d
+ *			(no unit: seconds); "90s", "5m", "1d"
+ *	CONF_BYTES	a number with an optional K, M or G (powers of 1024)
+ *
+ * ck_default is text parsed as if it came from the file (NULL: none;
+ * conf_str() then returns NULL and conf_num() 0).  CONF_REQUIRED keys
+ * must be set in the file.  CONF_SECRET keys never have their value in a
+ * message, are wiped when freed, and a file that sets one must pass
+ * conf_check_private().
+ */
+enum conf_type {
+	CONF_STRING,
+	CONF_BOOL,
+	CONF_UINT,
+	CONF_DURATION,
+	CONF_BYTES
+};
+
+#define CONF_REQUIRED	0x1
+#define CONF_SECRET	0x2
+#define CONF_NONEMPTY	0x4
+
+struct conf_key {
+	const char	*ck_name;
+	enum conf_type	 ck_type;
+	int		 ck_flags;
+	uint64_t	 ck_min;
+	uint64_t	 ck_max;
+	const char	*ck_default;
+};
+
+struct conf_value {
+	char		*cv_str;	/* CONF_STRING, owned by the conf */
+	uint64_t	 cv_num;	/* everything else */
+	unsigned int	 cv_line;	/* line that set it, 0 for default */
+};
+
+/*
+ * Every problem found, in file order, each "FILE:LINE: message" (or
+ * "FILE: message" for the whole file); the caller zeroes the struct
+ * before use and frees the messages with conf_errors_free().  After 100
+ * messages one "too many errors" line ends the list.
+ */
+struct conf_errors {
+	char		**ce_msg;
+	size_t		  ce_count;
+	size_t		  ce_dropped;
+};
+
+struct conf;
+
+/*
+ * conf_parse() reads the text buf of len bytes, named name in messages,
+ * against keys (borrowed: the table must outlive the conf).  Returns 0
+ * and a new conf in *confp, or -1 with *confp NULL, errno EINVAL and the
+ * messages appended to errs (errs may be NULL), or errno ENOMEM.
+ * conf_load() does the same for a file (at most 1 MiB), which must be a
+ * regular file not writable by group or others, and private (see
+ * conf_check_private()) when it sets a CONF_SECRET key; the file is
+ * checked and read through one descriptor.
+ *
+ * conf_lookup() gives the index of a key by name, or -1; conf_get(),
+ * conf_str(), conf_num() and conf_isset() read a value by the index of
+ * its key in the table (borrowed; conf_str()'s pointer lives as long as
+ * the conf).  conf_free(NULL) is a no-op.
+ */
+int	 conf_parse(const char *, const char *, size_t,
+	    const struct conf_key *, size_t, struct conf **,
+	    struct conf_errors *);
+int	 conf_load(const char *, const struct conf_key *, size_t,
+	    struct conf **, struct conf_errors *);
+void	 conf_free(struct conf *);
+void	 conf_errors_free(struct conf_errors *);
+int	 conf_lookup(const struct conf *, const char *);
+const struct conf_value *conf_get(const struct conf *, size_t);
+const char *conf_str(const struct conf *, size_t);
+uint64_t conf_num(const struct conf *, size_t);
+int	 conf_isset(const struct conf *, size_t);
+
+/*
+ * conf_check_private() checks that a file holding secrets is a regular
+ * file owned by root or the effective user and open to neither group
+ * nor others (no permission bit in 077).  Returns 0, or -1 with the
+ * reason in errbuf.  conf_check_private_fd() checks an open descriptor,
+ * so that a caller checks and reads the same file.
+ */
+int	 conf_check_private(const char *, char *, size_t);
+int	 conf_check_private_fd(int, const char *, char *, size_t);
+
 #endif /* COMMON_H */
