@@ -10,4 +10,20 @@
 
 #include "parser.h"
 
+/*
+ * expr_parse() parses the schedule part of a crontab line: the text is
+ * line[0..len), parsing starts at *posp (which must not be a blank)
+ * and stops at the first blank after the last field, or at the end.
+ * On success *posp is that position and 0 is returned; on failure -1
+ * with *diag filled (d_col 1-based within line, d_line 1, d_file
+ * NULL) and *out zeroed.  eol names the end of the text in messages
+ * ("end of line", "end of expression").  flags: CRON_SECONDS.
+ */
+int	 expr_parse(const char *, size_t, size_t *, int, const char *,
+	    struct cron_sched *, struct cron_diag *);
+
+/* Fill a diagnostic; the message is truncated to fit. */
+void	 expr_diag(struct cron_diag *, size_t, int, const char *, ...)
+	    __attribute__((__format__ (printf, 4, 5)));
+
 #endif /* PARSER_INT_H */
