@@ -1,0 +1,46 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# run.sh: run the crontab parser's libFuzzer target for a bounded time.
+# It builds nothing: configure a build directory with
+#	CC=clang .../configure --enable-fuzz && make tests/fuzz/crontab_fuzz
+# and run this script from there (or name the target with FUZZER=).
+# The seed corpus is made from tests/data; new inputs go to a scratch
+# corpus directory, crashes to the current directory.
+#
+# usage: run.sh [seconds]		(default 60)
+
+set -eu
+
+secs=${1:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+top=${top_srcdir:-$(cd "$here/../.." && pwd)}
+fuzzer=${FUZZER:-./tests/fuzz/crontab_fuzz}
+
+if [ ! -x "$fuzzer" ]; then
+	echo "run.sh: $fuzzer not built (configure --enable-fuzz)" >&2
+	exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/crontab_fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+mkdir "$work/seed" "$work/corpus"
+
+# Seeds: whole tables, and each test expression as its own input.
+n=0
+for f in "$top"/tests/data/crontab/*.tab "$top"/tests/data/cron.d/*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	cp "$f" "$work/seed/table$n"
+done
+for f in "$top"/tests/data/expr/*.txt; do
+	grep -v '^#' "$f" | cut -f2 | while IFS= read -r e; do
+		[ -n "$e" ] || continue
+		n=$((n + 1))
+		printf '%s echo\n' "$e" > "$work/seed/expr$n.$$"
+	done
+done
+
+"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "$work/corpus" "$work/seed"
