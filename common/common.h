@@ -178,4 +178,179 @@ int	 conf_isset(const struct conf *, size_t);
 int	 conf_check_private(const char *, char *, size_t);
 int	 conf_check_private_fd(int, const char *, char *, size_t);
 
+#include <sys/types.h>		/* pid_t, for what follows */
+
+/*
+ * privdrop.c: privdrop() makes the process the user pw for good:
+ * setgid(), initgroups(), setuid(), each checked, then a check that
+ * every real, effective and saved id changed and that setuid(0) fails.
+ * Not running as root, only the current user is allowed (a no-op);
+ * anything else fails with EPERM.  Returns 0, or -1 with errno set, the
+ * failed step in *stepp and a message in errbuf (both may be NULL).
+ * Meant for a child about to exec; pw is borrowed.
+ */
+struct passwd;
+
+enum privdrop_step {
+	PRIVDROP_OK,
+	PRIVDROP_NOTROOT,
+	PRIVDROP_SETGID,
+	PRIVDROP_INITGROUPS,
+	PRIVDROP_SETUID,
+	PRIVDROP_VERIFY,
+	PRIVDROP_REGAIN
+};
+
+int	 privdrop(const struct passwd *, enum privdrop_step *, char *,
+	    size_t);
+const char *privdrop_stepname(enum privdrop_step);
+
+/*
+ * spawn.c: output buffers.  An outbuf keeps the first ob_max bytes of a
+ * job's output (NUL-terminated in ob_buf, which may be NULL while
+ * empty) and counts all of them in ob_total.  The run record takes a
+ * head of it with outbuf_head(), the mail the whole kept text.
+ * outbuf_add() returns 0, or -1 with ENOMEM.
+ */
+#define OUTBUF_DEFAULT	(256 * 1024)
+
+struct outbuf {
+	char		*ob_buf;
+	size_t		 ob_len;
+	size_t		 ob_cap;
+	size_t		 ob_max;
+	uint64_t	 ob_total;
+};
+
+void	 outbuf_init(struct outbuf *, size_t);
+int	 outbuf_add(struct outbuf *, const void *, size_t);
+void	 outbuf_free(struct outbuf *);
+size_t	 outbuf_head(const struct outbuf *, size_t, const char **);
+int	 outbuf_truncated(const struct outbuf *);
+
+/*
+ * spawn.c: starting a job as cron does.  The request is borrowed for the
+ * duration of spawn_start() only (the input is copied):
+ *
+ *	sr_cmd		run as "$SHELL -c sr_cmd", SHELL taken from sr_env
+ *			(else /bin/sh); or NULL and
+ *	sr_argv		argv, executed as is: argv[0] is the path (no PATH
+ *			search)
+ *	sr_env		the job's whole environment, NULL-terminated
+ *			"NAME=value" strings passed unchanged (NULL: empty)
+ *	sr_input	standard input text (cron's "%" input) and its
+ *	sr_inputlen	length; standard input is always a pipe, closed at
+ *			once when there is no input
+ *	sr_pw		the user to become with privdrop(), or NULL
+ *	sr_dir		working directory; NULL: HOME from sr_env, else
+ *			sr_pw's home, else "/"; a job whose directory
+ *			cannot be entered does not start (as in cronie)
+ *	sr_title	process title set in the child before exec, or NULL
+ *	sr_outmax	output bytes kept (0: OUTBUF_DEFAULT)
+ *	sr_startms	bound on the wait for the child to reach execve()
+ *			(0: 10 s)
+ *
+ * The child gets its own session and process group, default signal
+ * dispositions and an empty mask, standard output and standard error
+ * on one pipe, and no other descriptor.  spawn_start() returns 0 once
+ * the child has exec'd, with a new job in *jobp.  It returns -1 with
+ * *jobp NULL and err filled when the job did not start: se_step says
+ * where (SPAWN_EXEC, SPAWN_CHDIR, SPAWN_PRIVDROP with se_privstep...),
+ * se_errno why and se_msg says both ("exec /bin/nosuch: No such file
+ * or directory"); a child that failed is already reaped.
+ *
+ * The job's descriptors are non-blocking: poll what spawn_pollfds()
+ * fills (at most 2) and call spawn_io(), which writes what input it can
+ * and reads what output there is into sj_output.  It returns 1 when
+ * the output reached end of file and the input is done (written, or
+ * refused because the job stopped reading), 0 when there is more to
+ * come, -1 on error.  Then collect the exit with spawn_reap() (block or
+ * not; 1 reaped, 0 still running, -1 error), or, for a caller that
+ * reaps with waitpid(-1), hand the status over with spawn_exited().
+ * spawn_kill() signals the job's whole process group (a timeout): do it
+ * before the leader is reaped, since after that the group id may be
+ * reused.  spawn_run() does all of it for callers that can block: I/O
+ * and reaping bounded by ms milliseconds, after which the group is
+ * killed with SIGKILL; it returns 0 (finished), 1 (timed out, killed)
+ * or -1.  spawn_free() closes and frees (it neither kills nor waits);
+ * spawn_free(NULL) is a no-op.
+ */
+enum spawn_step {
+	SPAWN_OK,
+	SPAWN_NOMEM,
+	SPAWN_PIPE,
+	SPAWN_FORK,
+	SPAWN_SIGNALS,
+	SPAWN_SETSID,
+	SPAWN_FDS,
+	SPAWN_PRIVDROP,
+	SPAWN_CHDIR,
+	SPAWN_EXEC,
+	SPAWN_TIMEOUT
+};
+
+struct spawn_req {
+	const char		*sr_cmd;
+	char *const		*sr_argv;
+	char *const		*sr_env;
+	const char		*sr_input;
+	size_t			 sr_inputlen;
+	const struct passwd	*sr_pw;
+	const char		*sr_dir;
+	const char		*sr_title;
+	size_t			 sr_outmax;
+	int			 sr_startms;
+};
+
+struct spawn_err {
+	int		 se_step;	/* enum spawn_step */
+	int		 se_privstep;	/* enum privdrop_step */
+	int		 se_errno;
+	char		 se_msg[256];
+};
+
+/* Read the members; only spawn.c writes them. */
+struct spawn_job {
+	pid_t		 sj_pid;	/* also its session and group id */
+	int		 sj_in;		/* -1 once the input is done */
+	int		 sj_out;	/* -1 at end of output */
+	char		*sj_input;
+	size_t		 sj_inlen;
+	size_t		 sj_inoff;
+	char		*sj_path;	/* what was exec'd */
+	char		*sj_dir;	/* working directory */
+	struct outbuf	 sj_output;
+	int		 sj_reaped;
+	int		 sj_wstatus;
+};
+
+/* How a job ended: exited with ss_code, or killed by ss_signal. */
+struct spawn_status {
+	int		 ss_exited;
+	int		 ss_code;
+	int		 ss_signal;
+	int		 ss_core;
+};
+
+struct pollfd;
+
+int	 spawn_start(const struct spawn_req *, struct spawn_job **,
+	    struct spawn_err *);
+int	 spawn_pollfds(const struct spawn_job *, struct pollfd *);
+int	 spawn_io(struct spawn_job *);
+int	 spawn_reap(struct spawn_job *, int, struct spawn_status *);
+void	 spawn_exited(struct spawn_job *, int);
+int	 spawn_kill(const struct spawn_job *, int);
+int	 spawn_run(struct spawn_job *, int64_t, struct spawn_status *);
+void	 spawn_free(struct spawn_job *);
+const char *spawn_stepname(int);
+
+/*
+ * spawn_status_decode() turns a waitpid() status into a spawn_status;
+ * spawn_status_str() writes "exit status 3" or "killed by signal 9
+ * (Killed)" into buf and returns what snprintf() does.
+ */
+void	 spawn_status_decode(int, struct spawn_status *);
+int	 spawn_status_str(const struct spawn_status *, char *, size_t);
+
 #endif /* COMMON_H */

@@ -1,0 +1,741 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * spawn.c: starting a job and watching it.  Every process clustercron
+ * starts for a user -- the job itself, the mailer -- goes through
+ * spawn_start(): a new session, standard input from a pipe the parent
+ * fills, standard output and standard error into one pipe the parent
+ * reads, nothing else open, the owner's identity, the owner's home as
+ * working directory, then execve().  A failure on the way is sent up a
+ * close-on-exec pipe as (step, errno), so that a job that "did not
+ * start" is never mistaken for one that "exited 127".
+ *
+ * Why fork() and not vfork() or posix_spawn().  FACTS.md measured plain
+ * fork() at 50-120 starts a second from a parent holding 1 GiB, against
+ * ~1,000 from a small one, and vfork()/posix_spawn() unaffected by the
+ * parent's size.  But the child has to change user: setgid(),
+ * initgroups() (which reads the group database through NSS and
+ * allocates) and setuid(), then chdir() and setproctitle().  In a
+ * vfork() child those run in the parent's memory: initgroups() is not
+ * async-signal-safe at all, and glibc's setuid() and setgid() signal
+ * every thread of the process to switch ids together, which in a child
+ * sharing the parent's address space is undefined.  posix_spawn() can
+ * reset the effective ids to the real ones but cannot become another
+ * user or change directory (POSIX 2024's chdir action aside).  So we
+ * fork(), and keep the daemon small (its memory is its tables and
+ * timer heap; resident size is a tracked goal), which keeps fork() near
+ * the ~1 ms a shell start costs anyway.  Should the daemon ever grow
+ * large, the remedy is to fork a small spawner process early and send
+ * it requests; it would call this same code.
+ *
+ * The parent never blocks on the job's pipes: both are non-blocking and
+ * spawn_io() moves what it can, so a job that fills its output pipe
+ * before reading its input cannot deadlock with us.  It does block, for
+ * at most sr_startms, between fork() and the child's execve(): the
+ * close-on-exec pipe tells us the exec happened (end of file) or what
+ * failed.
+ */
+
+#include <sys/types.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+/* <paths.h> is shadowed by our generated paths.h: spell it out. */
+#define SPAWN_SHELL	"/bin/sh"
+#define SPAWN_STARTMS	10000
+#define SPAWN_READMAX	16	/* reads per spawn_io() call, for fairness */
+
+/* What the child sends up the status pipe when it cannot go on. */
+struct spawn_report {
+	int	 r_step;
+	int	 r_privstep;
+	int	 r_errno;
+};
+
+static void	child(const struct spawn_req *, const char *, char *const *,
+		    const char *, int, int, int) __attribute__((__noreturn__));
+static void	child_fail(int, int, int, int) __attribute__((__noreturn__));
+static int	moveup(int);
+static const char *env_get(char *const *, const char *);
+static int	write_nosigpipe(int, const void *, size_t);
+static void	err_set(struct spawn_err *, int, int, int, const char *);
+static int	wait_start(struct spawn_job *, int, int, struct spawn_err *);
+
+const char *
+spawn_stepname(int step)
+{
+	switch (step) {
+	case SPAWN_OK:
+		return ("ok");
+	case SPAWN_PIPE:
+		return ("pipe");
+	case SPAWN_FORK:
+		return ("fork");
+	case SPAWN_SIGNALS:
+		return ("signals");
+	case SPAWN_SETSID:
+		return ("setsid");
+	case SPAWN_FDS:
+		return ("descriptors");
+	case SPAWN_PRIVDROP:
+		return ("privileges");
+	case SPAWN_CHDIR:
+		return ("chdir");
+	case SPAWN_EXEC:
+		return ("exec");
+	case SPAWN_TIMEOUT:
+		return ("start timeout");
+	case SPAWN_NOMEM:
+		return ("memory");
+	}
+	return ("unknown step");
+}
+
+static void
+err_set(struct spawn_err *err, int step, int privstep, int errnum,
+    const char *what)
+{
+	if (err == NULL)
+		return;
+	err->se_step = step;
+	err->se_privstep = privstep;
+	err->se_errno = errnum;
+	if (step == SPAWN_PRIVDROP)
+		snprintf(err->se_msg, sizeof(err->se_msg), "%s (%s) %s: %s",
+		    spawn_stepname(step), privdrop_stepname(privstep),
+		    what == NULL ? "" : what, strerror(errnum));
+	else
+		snprintf(err->se_msg, sizeof(err->se_msg), "%s%s%s: %s",
+		    spawn_stepname(step), what == NULL ? "" : " ",
+		    what == NULL ? "" : what, strerror(errnum));
+}
+
+/* The value of name in a "NAME=value" array, or NULL. */
+static const char *
+env_get(char *const *env, const char *name)
+{
+	size_t	 len = strlen(name);
+
+	if (env == NULL)
+		return (NULL);
+	for (; *env != NULL; env++)
+		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
+			return (*env + len + 1);
+	return (NULL);
+}
+
+/* In the child: report (step, errno) to the parent and die. */
+static void
+child_fail(int fd, int step, int privstep, int errnum)
+{
+	struct spawn_report	 r;
+	ssize_t			 n;
+
+	memset(&r, 0, sizeof(r));
+	r.r_step = step;
+	r.r_privstep = privstep;
+	r.r_errno = errnum;
+	do
+		n = write(fd, &r, sizeof(r));
+	while (n == -1 && errno == EINTR);
+	_exit(127);
+}
+
+/* A descriptor at 3 or above, so that wiring 0-2 cannot clobber it. */
+static int
+moveup(int fd)
+{
+	if (fd > STDERR_FILENO)
+		return (fd);
+	return (fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+}
+
+/*
+ * The child, between fork() and execve().  Everything here is either a
+ * system call or, for privdrop() and setproctitle(), safe after fork()
+ * in a single-threaded parent.
+ */
+static void
+child(const struct spawn_req *req, const char *path, char *const *argv,
+    const char *dir, int in, int out, int st)
+{
+	static char *const	 noenv[] = { NULL };
+	struct sigaction	 sa;
+	sigset_t		 none;
+	enum privdrop_step	 pstep;
+	int			 sig, fd;
+
+	/*
+	 * Signals: the parent blocked them all around fork(); put every
+	 * disposition back to default (ignored signals survive execve(),
+	 * handlers would not make sense) and then unblock.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* Some numbers are reserved by libc and refuse: fine. */
+		(void)sigaction(sig, &sa, NULL);
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+		child_fail(st, SPAWN_SIGNALS, 0, errno);
+
+	/* A session of its own: no terminal, and one group to kill. */
+	if (setsid() == -1)
+		child_fail(st, SPAWN_SETSID, 0, errno);
+
+	/*
+	 * Descriptors: lift ours above 2, wire 0 to the input pipe and 1
+	 * and 2 to the output pipe, keep the status pipe at 3 (close on
+	 * exec), close everything else.
+	 */
+	if ((fd = moveup(st)) == -1)
+		child_fail(st, SPAWN_FDS, 0, errno);
+	st = fd;
+	if ((in = moveup(in)) == -1 || (out = moveup(out)) == -1)
+		child_fail(st, SPAWN_FDS, 0, errno);
+	if (dup2(in, STDIN_FILENO) == -1 || dup2(out, STDOUT_FILENO) == -1 ||
+	    dup2(out, STDERR_FILENO) == -1)
+		child_fail(st, SPAWN_FDS, 0, errno);
+	if (st != 3) {
+		if (dup2(st, 3) == -1)
+			child_fail(st, SPAWN_FDS, 0, errno);
+		st = 3;
+	}
+	if (fcntl(st, F_SETFD, FD_CLOEXEC) == -1)
+		child_fail(st, SPAWN_FDS, 0, errno);
+	closefrom(4);
+
+	if (req->sr_pw != NULL &&
+	    privdrop(req->sr_pw, &pstep, NULL, 0) == -1)
+		child_fail(st, SPAWN_PRIVDROP, (int)pstep, errno);
+
+	/* cron(8) does not run a job whose home it cannot enter. */
+	if (chdir(dir) == -1)
+		child_fail(st, SPAWN_CHDIR, 0, errno);
+
+	if (req->sr_title != NULL)
+		setproctitle("%s", req->sr_title);
+
+	execve(path, argv, req->sr_env != NULL ? req->sr_env : noenv);
+	child_fail(st, SPAWN_EXEC, 0, errno);
+}
+
+/*
+ * Wait, at most ms milliseconds, for the child's report: end of file
+ * means it reached execve().  Returns 0 when it did, -1 (child reaped,
+ * err filled) when it did not.
+ */
+static int
+wait_start(struct spawn_job *job, int st, int ms, struct spawn_err *err)
+{
+	struct spawn_report	 r;
+	struct pollfd		 pfd;
+	int64_t			 deadline, left;
+	ssize_t			 n;
+	int			 status;
+
+	deadline = clock_mono() + ms;
+	for (;;) {
+		pfd.fd = st;
+		pfd.events = POLLIN;
+		left = deadline - clock_mono();
+		if (left < 0)
+			left = 0;
+		n = poll(&pfd, 1, (int)left);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			err_set(err, SPAWN_PIPE, 0, errno, "poll");
+			break;
+		}
+		if (n == 0) {
+			err_set(err, SPAWN_TIMEOUT, 0, ETIMEDOUT, NULL);
+			break;
+		}
+		n = read(st, &r, sizeof(r));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return (0);
+		if (n == (ssize_t)sizeof(r))
+			err_set(err, r.r_step, r.r_privstep, r.r_errno,
+			    r.r_step == SPAWN_EXEC ? job->sj_path :
+			    r.r_step == SPAWN_CHDIR ? job->sj_dir : NULL);
+		else
+			err_set(err, SPAWN_PIPE, 0, n == -1 ? errno : EIO,
+			    "status");
+		break;
+	}
+	/* It did not start: make sure it is gone, and reap it. */
+	(void)kill(job->sj_pid, SIGKILL);
+	while (waitpid(job->sj_pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return (-1);
+}
+
+int
+spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
+    struct spawn_err *err)
+{
+	struct spawn_job	*job;
+	sigset_t		 all, old;
+	const char		*shell, *dir;
+	char			*sargv[4];
+	char *const		*argv;
+	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
+	int			 stp[2] = { -1, -1 };
+	int			 saved, ms;
+
+	*jobp = NULL;
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
+	if ((job = calloc(1, sizeof(*job))) == NULL) {
+		err_set(err, SPAWN_NOMEM, 0, errno, NULL);
+		return (-1);
+	}
+	job->sj_pid = -1;
+	job->sj_in = job->sj_out = -1;
+	outbuf_init(&job->sj_output, req->sr_outmax);
+
+	if (req->sr_cmd != NULL) {
+		if ((shell = env_get(req->sr_env, "SHELL")) == NULL ||
+		    *shell == '\0')
+			shell = SPAWN_SHELL;
+		sargv[0] = (char *)shell;
+		sargv[1] = (char *)"-c";
+		sargv[2] = (char *)req->sr_cmd;
+		sargv[3] = NULL;
+		argv = sargv;
+	} else if (req->sr_argv != NULL && req->sr_argv[0] != NULL)
+		argv = req->sr_argv;
+	else {
+		err_set(err, SPAWN_EXEC, 0, EINVAL, "(no command)");
+		errno = EINVAL;
+		goto fail;
+	}
+	/* The working directory: as asked, else HOME, else the user's. */
+	if ((dir = req->sr_dir) == NULL &&
+	    (dir = env_get(req->sr_env, "HOME")) == NULL &&
+	    (req->sr_pw == NULL || (dir = req->sr_pw->pw_dir) == NULL))
+		dir = "/";
+	if ((job->sj_path = strdup(argv[0])) == NULL ||
+	    (job->sj_dir = strdup(dir)) == NULL)
+		goto nomem;
+	if (req->sr_inputlen > 0) {
+		if ((job->sj_input = malloc(req->sr_inputlen)) == NULL)
+			goto nomem;
+		memcpy(job->sj_input, req->sr_input, req->sr_inputlen);
+		job->sj_inlen = req->sr_inputlen;
+	}
+
+	if (pipe2(inp, O_CLOEXEC) == -1 || pipe2(outp, O_CLOEXEC) == -1 ||
+	    pipe2(stp, O_CLOEXEC) == -1) {
+		err_set(err, SPAWN_PIPE, 0, errno, NULL);
+		goto fail;
+	}
+
+	/*
+	 * Block every signal across fork() so that the child never runs
+	 * one of the parent's handlers before it has reset them.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	job->sj_pid = fork();
+	if (job->sj_pid == 0)
+		child(req, argv[0], argv, job->sj_dir, inp[0], outp[1],
+		    stp[1]);
+	saved = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (job->sj_pid == -1) {
+		err_set(err, SPAWN_FORK, 0, saved, NULL);
+		errno = saved;
+		goto fail;
+	}
+
+	close(inp[0]);
+	close(outp[1]);
+	close(stp[1]);
+	inp[0] = outp[1] = stp[1] = -1;
+	job->sj_in = inp[1];
+	job->sj_out = outp[0];
+	inp[1] = outp[0] = -1;
+
+	ms = req->sr_startms > 0 ? req->sr_startms : SPAWN_STARTMS;
+	if (wait_start(job, stp[0], ms, err) == -1) {
+		job->sj_pid = -1;
+		errno = err != NULL ? err->se_errno : EIO;
+		goto fail;
+	}
+	close(stp[0]);
+	stp[0] = -1;
+
+	if (fcntl(job->sj_out, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(job->sj_in, F_SETFL, O_NONBLOCK) == -1) {
+		/* Cannot happen on a pipe; stop the job rather than block. */
+		saved = errno;
+		(void)kill(-job->sj_pid, SIGKILL);
+		while (waitpid(job->sj_pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		job->sj_pid = -1;
+		err_set(err, SPAWN_PIPE, 0, saved, "non-blocking");
+		errno = saved;
+		goto fail;
+	}
+	if (job->sj_inlen == 0) {
+		close(job->sj_in);
+		job->sj_in = -1;
+	}
+	*jobp = job;
+	return (0);
+
+nomem:
+	err_set(err, SPAWN_NOMEM, 0, errno, NULL);
+fail:
+	saved = errno;
+	if (inp[0] != -1)
+		close(inp[0]);
+	if (inp[1] != -1)
+		close(inp[1]);
+	if (outp[0] != -1)
+		close(outp[0]);
+	if (outp[1] != -1)
+		close(outp[1]);
+	if (stp[0] != -1)
+		close(stp[0]);
+	if (stp[1] != -1)
+		close(stp[1]);
+	spawn_free(job);
+	errno = saved;
+	return (-1);
+}
+
+void
+spawn_free(struct spawn_job *job)
+{
+	if (job == NULL)
+		return;
+	if (job->sj_in != -1)
+		close(job->sj_in);
+	if (job->sj_out != -1)
+		close(job->sj_out);
+	if (job->sj_input != NULL) {
+		explicit_bzero(job->sj_input, job->sj_inlen);
+		free(job->sj_input);
+	}
+	free(job->sj_path);
+	free(job->sj_dir);
+	outbuf_free(&job->sj_output);
+	free(job);
+}
+
+int
+spawn_pollfds(const struct spawn_job *job, struct pollfd *pfd)
+{
+	int	 n = 0;
+
+	if (job->sj_out != -1) {
+		pfd[n].fd = job->sj_out;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	if (job->sj_in != -1) {
+		pfd[n].fd = job->sj_in;
+		pfd[n].events = POLLOUT;
+		pfd[n].revents = 0;
+		n++;
+	}
+	return (n);
+}
+
+/*
+ * write() to a pipe whose reader has gone raises SIGPIPE, and a library
+ * must not change the process's dispositions.  Block SIGPIPE around the
+ * write; if the write failed with EPIPE, take the SIGPIPE it left
+ * pending, unless one was pending already (that one is the caller's).
+ */
+static int
+write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	sigset_t	 pipeset, pending, old;
+	struct timespec	 zero = { 0, 0 };
+	ssize_t		 n;
+	int		 saved, was_pending;
+
+	sigemptyset(&pipeset);
+	sigaddset(&pipeset, SIGPIPE);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipeset, &old);
+	n = write(fd, buf, len);
+	saved = errno;
+	if (n == -1 && saved == EPIPE && !was_pending) {
+		while (sigtimedwait(&pipeset, NULL, &zero) == -1 &&
+		    errno == EINTR)
+			;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return ((int)n);
+}
+
+int
+spawn_io(struct spawn_job *job)
+{
+	char	 buf[16384];
+	size_t	 chunk;
+	ssize_t	 n;
+	int	 i;
+
+	while (job->sj_in != -1) {
+		chunk = job->sj_inlen - job->sj_inoff;
+		if (chunk > 65536)
+			chunk = 65536;
+		n = write_nosigpipe(job->sj_in, job->sj_input + job->sj_inoff,
+		    chunk);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			/* EPIPE: nobody reads the rest; cron drops it too. */
+			close(job->sj_in);
+			job->sj_in = -1;
+			break;
+		}
+		job->sj_inoff += (size_t)n;
+		if (job->sj_inoff == job->sj_inlen) {
+			close(job->sj_in);
+			job->sj_in = -1;
+		}
+	}
+
+	for (i = 0; job->sj_out != -1 && i < SPAWN_READMAX; i++) {
+		n = read(job->sj_out, buf, sizeof(buf));
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return (-1);
+		}
+		if (n == 0) {
+			close(job->sj_out);
+			job->sj_out = -1;
+			break;
+		}
+		if (outbuf_add(&job->sj_output, buf, (size_t)n) == -1)
+			return (-1);
+	}
+	return (job->sj_out == -1 && job->sj_in == -1);
+}
+
+void
+spawn_status_decode(int wstatus, struct spawn_status *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (WIFEXITED(wstatus)) {
+		ss->ss_exited = 1;
+		ss->ss_code = WEXITSTATUS(wstatus);
+	} else if (WIFSIGNALED(wstatus)) {
+		ss->ss_signal = WTERMSIG(wstatus);
+#ifdef WCOREDUMP
+		ss->ss_core = WCOREDUMP(wstatus) ? 1 : 0;
+#endif
+	}
+}
+
+int
+spawn_status_str(const struct spawn_status *ss, char *buf, size_t len)
+{
+	if (ss->ss_exited)
+		return (snprintf(buf, len, "exit status %d", ss->ss_code));
+	return (snprintf(buf, len, "killed by signal %d (%s)%s",
+	    ss->ss_signal, strsignal(ss->ss_signal),
+	    ss->ss_core ? ", core dumped" : ""));
+}
+
+void
+spawn_exited(struct spawn_job *job, int wstatus)
+{
+	job->sj_reaped = 1;
+	job->sj_wstatus = wstatus;
+}
+
+int
+spawn_reap(struct spawn_job *job, int block, struct spawn_status *ss)
+{
+	pid_t	 pid;
+	int	 wstatus;
+
+	if (!job->sj_reaped) {
+		do
+			pid = waitpid(job->sj_pid, &wstatus,
+			    block ? 0 : WNOHANG);
+		while (pid == -1 && errno == EINTR);
+		if (pid == -1)
+			return (-1);
+		if (pid == 0)
+			return (0);
+		spawn_exited(job, wstatus);
+	}
+	if (ss != NULL)
+		spawn_status_decode(job->sj_wstatus, ss);
+	return (1);
+}
+
+int
+spawn_kill(const struct spawn_job *job, int sig)
+{
+	if (job->sj_pid <= 0) {
+		errno = ESRCH;
+		return (-1);
+	}
+	return (kill(-job->sj_pid, sig));
+}
+
+/* A descriptor that polls readable when pid exits, or -1. */
+static int
+pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return ((int)syscall(SYS_pidfd_open, pid, 0));
+#else
+	errno = ENOSYS;
+	return (-1);
+#endif
+}
+
+int
+spawn_run(struct spawn_job *job, int64_t ms, struct spawn_status *ss)
+{
+	struct pollfd	 pfd[2];
+	int64_t		 deadline, left;
+	int		 n, r, fd = -1, timedout = 0;
+
+	deadline = clock_mono() + ms;
+	while ((r = spawn_io(job)) == 0) {
+		n = spawn_pollfds(job, pfd);
+		if ((left = deadline - clock_mono()) <= 0) {
+			timedout = 1;
+			break;
+		}
+		if (poll(pfd, (nfds_t)n, (int)left) == -1 && errno != EINTR)
+			return (-1);
+	}
+	if (r == -1)
+		return (-1);
+	while (!timedout && (r = spawn_reap(job, 0, ss)) == 0) {
+		if ((left = deadline - clock_mono()) <= 0) {
+			timedout = 1;
+			break;
+		}
+		if (fd == -1 && (fd = pidfd(job->sj_pid)) == -1)
+			left = left > 10 ? 10 : left;
+		pfd[0].fd = fd;
+		pfd[0].events = POLLIN;
+		if (poll(pfd, 1, (int)left) == -1 && errno != EINTR)
+			break;
+	}
+	if (fd != -1)
+		close(fd);
+	if (timedout) {
+		(void)spawn_kill(job, SIGKILL);
+		r = spawn_reap(job, 1, ss);
+		/*
+		 * Keep what is already in the pipe, then close both ends:
+		 * a process outside the group still holding the output
+		 * must not keep us here.
+		 */
+		if (job->sj_in != -1) {
+			close(job->sj_in);
+			job->sj_in = -1;
+		}
+		if (job->sj_out != -1) {
+			(void)spawn_io(job);
+			if (job->sj_out != -1) {
+				close(job->sj_out);
+				job->sj_out = -1;
+			}
+		}
+		return (r == 1 ? 1 : -1);
+	}
+	return (r == 1 ? 0 : -1);
+}
+
+/* Output buffers. */
+
+void
+outbuf_init(struct outbuf *ob, size_t max)
+{
+	memset(ob, 0, sizeof(*ob));
+	ob->ob_max = max > 0 ? max : OUTBUF_DEFAULT;
+}
+
+void
+outbuf_free(struct outbuf *ob)
+{
+	free(ob->ob_buf);
+	ob->ob_buf = NULL;
+	ob->ob_len = ob->ob_cap = 0;
+	ob->ob_total = 0;
+}
+
+int
+outbuf_add(struct outbuf *ob, const void *data, size_t len)
+{
+	size_t	 keep, ncap;
+	char	*nbuf;
+
+	ob->ob_total += len;
+	keep = ob->ob_max - ob->ob_len;
+	if (len < keep)
+		keep = len;
+	if (keep == 0)
+		return (0);
+	if (ob->ob_len + keep + 1 > ob->ob_cap) {
+		ncap = ob->ob_cap == 0 ? 4096 : ob->ob_cap;
+		while (ncap < ob->ob_len + keep + 1)
+			ncap *= 2;
+		if (ncap > ob->ob_max + 1)
+			ncap = ob->ob_max + 1;
+		if ((nbuf = realloc(ob->ob_buf, ncap)) == NULL)
+			return (-1);
+		ob->ob_buf = nbuf;
+		ob->ob_cap = ncap;
+	}
+	memcpy(ob->ob_buf + ob->ob_len, data, keep);
+	ob->ob_len += keep;
+	ob->ob_buf[ob->ob_len] = '\0';
+	return (0);
+}
+
+size_t
+outbuf_head(const struct outbuf *ob, size_t n, const char **p)
+{
+	*p = ob->ob_buf != NULL ? ob->ob_buf : "";
+	return (ob->ob_len < n ? ob->ob_len : n);
+}
+
+int
+outbuf_truncated(const struct outbuf *ob)
+{
+	return (ob->ob_total > ob->ob_len);
+}

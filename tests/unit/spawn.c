@@ -1,0 +1,556 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * spawn.c: unit tests of common/spawn.c and common/privdrop.c with real
+ * children: exit codes and signals, "did not start" against "exited
+ * 127", standard input larger than a pipe alongside output larger than
+ * a pipe, the exact environment, descriptors, session and signal state
+ * of the child, killing a process group down to a grandchild, timeouts,
+ * output caps.  Run as root, it creates a throwaway user and group
+ * (removed at exit) and checks the child's ids and that root cannot
+ * come back; otherwise it says why it skips that part.
+ */
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "../tap.h"
+
+#define BOUND	10000		/* ms: no test child lives longer */
+
+static char	 tmpdir[] = "/tmp/cc-spawn.XXXXXX";
+static char	 helper[256];
+static char	 uname_[32], gname[32];
+static int	 user_made, group_made;
+
+static void
+cleanup(void)
+{
+	char	 cmd[256];
+
+	if (user_made) {
+		snprintf(cmd, sizeof(cmd), "userdel %s >/dev/null 2>&1",
+		    uname_);
+		if (system(cmd) != 0)
+			fprintf(stderr, "spawn: could not remove user %s\n",
+			    uname_);
+		user_made = 0;
+	}
+	if (group_made) {
+		snprintf(cmd, sizeof(cmd), "groupdel %s >/dev/null 2>&1",
+		    gname);
+		(void)system(cmd);
+		group_made = 0;
+	}
+	if (helper[0] != '\0') {
+		unlink(helper);
+		helper[0] = '\0';
+	}
+	rmdir(tmpdir);
+}
+
+static void
+onsignal(int sig)
+{
+	cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Start and run to the end; the output stays in job->sj_output. */
+static int
+run(const struct spawn_req *req, struct spawn_job **jobp,
+    struct spawn_status *ss, struct spawn_err *err)
+{
+	int	 r;
+
+	if (spawn_start(req, jobp, err) == -1)
+		return (-1);
+	r = spawn_run(*jobp, BOUND, ss);
+	if (r != 0)
+		diag("spawn_run returned %d", r);
+	return (r);
+}
+
+static const char *
+out(const struct spawn_job *job)
+{
+	return (job->sj_output.ob_buf != NULL ? job->sj_output.ob_buf : "");
+}
+
+static void
+test_exit(void)
+{
+	char			*argv[] = { helper, (char *)"exit", (char *)"3",
+				    NULL };
+	char			*env[] = { (char *)"PATH=/usr/bin:/bin", NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	char			 buf[128];
+
+	req.sr_argv = argv;
+	ok(run(&req, &job, &ss, &err) == 0, "argv job runs");
+	ok(ss.ss_exited && ss.ss_code == 3, "exit status 3");
+	spawn_status_str(&ss, buf, sizeof(buf));
+	is_str(buf, "exit status 3", "described");
+	spawn_free(job);
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "echo out; echo err >&2; exit 5";
+	req.sr_env = env;
+	ok(run(&req, &job, &ss, &err) == 0, "shell command runs");
+	ok(ss.ss_exited && ss.ss_code == 5, "exit status 5");
+	is_str(out(job), "out\nerr\n", "stdout and stderr in one stream");
+	spawn_free(job);
+
+	argv[1] = (char *)"raise";
+	argv[2] = (char *)"15";
+	memset(&req, 0, sizeof(req));
+	req.sr_argv = argv;
+	ok(run(&req, &job, &ss, &err) == 0, "job killed by a signal");
+	ok(!ss.ss_exited && ss.ss_signal == SIGTERM, "signal 15 recorded");
+	spawn_status_str(&ss, buf, sizeof(buf));
+	snprintf(err.se_msg, sizeof(err.se_msg), "killed by signal 15 (%s)",
+	    strsignal(SIGTERM));
+	is_str(buf, err.se_msg, "described");
+	spawn_free(job);
+
+	/* A command the shell cannot find started: it exits 127. */
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "/nonexistent/command";
+	req.sr_env = env;
+	ok(run(&req, &job, &ss, &err) == 0, "shell started");
+	ok(ss.ss_exited && ss.ss_code == 127, "and exited 127");
+	spawn_free(job);
+}
+
+static void
+test_notstarted(void)
+{
+	char			*argv[] = { (char *)"/nonexistent/prog", NULL };
+	char			*env[] = { (char *)"SHELL=/nonexistent/sh",
+				    NULL };
+	char			*home[] = { (char *)"HOME=/nonexistent/home",
+				    NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job = (struct spawn_job *)1;
+	struct spawn_err	 err;
+	int			 status;
+
+	req.sr_argv = argv;
+	ok(spawn_start(&req, &job, &err) == -1, "missing program: not started");
+	ok(job == NULL, "no job");
+	is_int(err.se_step, SPAWN_EXEC, "failed step is exec");
+	is_int(err.se_errno, ENOENT, "errno ENOENT");
+	is_str(err.se_msg, "exec /nonexistent/prog: No such file or directory",
+	    "message");
+	ok(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD,
+	    "the failed child is already reaped");
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "true";
+	req.sr_env = env;
+	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_EXEC,
+	    "SHELL from the table env, missing: not started");
+	is_str(err.se_msg, "exec /nonexistent/sh: No such file or directory",
+	    "message names the shell");
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "true";
+	req.sr_env = home;
+	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR,
+	    "HOME that does not exist: not started");
+	is_str(err.se_msg, "chdir /nonexistent/home: No such file or "
+	    "directory", "message");
+
+	memset(&req, 0, sizeof(req));
+	ok(spawn_start(&req, &job, &err) == -1 && err.se_errno == EINVAL,
+	    "no command at all");
+}
+
+static void
+test_io(void)
+{
+	char			*argv[] = { helper, (char *)"flood",
+				    (char *)"1048576", NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	char			*in, want[128];
+	const char		*p;
+	size_t			 n = 3 * 1024 * 1024 + 7, i;
+	uint32_t		 sum = 0;
+
+	req.sr_cmd = "cat";
+	req.sr_input = "line 1\nline 2\n";
+	req.sr_inputlen = strlen(req.sr_input);
+	ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited &&
+	    ss.ss_code == 0, "cat with input");
+	is_str(out(job), "line 1\nline 2\n", "input delivered");
+	spawn_free(job);
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "cat; echo eof";
+	ok(run(&req, &job, &ss, &err) == 0, "no input");
+	is_str(out(job), "eof\n", "standard input at end of file at once");
+	spawn_free(job);
+
+	/* 3 MiB in while 1 MiB comes out first: both beyond a pipe. */
+	if ((in = malloc(n)) == NULL)
+		exit(99);
+	for (i = 0; i < n; i++) {
+		in[i] = (char)(i * 7 + i / 4096);
+		sum = sum * 31 + (unsigned char)in[i];
+	}
+	memset(&req, 0, sizeof(req));
+	req.sr_argv = argv;
+	req.sr_input = in;
+	req.sr_inputlen = n;
+	req.sr_outmax = 2 * 1024 * 1024;
+	ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited &&
+	    ss.ss_code == 0, "large input alongside large output");
+	free(in);
+	snprintf(want, sizeof(want), "\nread %zu sum %u\n", n, sum);
+	ok(job->sj_output.ob_len == 1048576 + strlen(want) &&
+	    strcmp(out(job) + 1048576, want) == 0,
+	    "all output kept, all input read intact");
+	for (i = 0, p = out(job); i < 1048576; i++)
+		if (p[i] != 'a' + (int)(i % 26))
+			break;
+	is_int((long long)i, 1048576, "output intact");
+	spawn_free(job);
+
+	/* The job reads none of its input and exits: no hang, no SIGPIPE. */
+	if ((in = calloc(1, n)) == NULL)
+		exit(99);
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "exit 0";
+	req.sr_input = in;
+	req.sr_inputlen = n;
+	ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited,
+	    "unread input is dropped without SIGPIPE");
+	free(in);
+	spawn_free(job);
+
+	/* Output beyond the cap is counted, not kept. */
+	argv[2] = (char *)"100000";
+	memset(&req, 0, sizeof(req));
+	req.sr_argv = argv;
+	req.sr_outmax = 1000;
+	ok(run(&req, &job, &ss, &err) == 0, "output beyond the cap");
+	is_int((long long)job->sj_output.ob_len, 1000, "1000 bytes kept");
+	is_int((long long)job->sj_output.ob_total, 100000 + 14,
+	    "all counted");
+	ok(outbuf_truncated(&job->sj_output), "truncated");
+	is_int((long long)outbuf_head(&job->sj_output, 10, &p), 10,
+	    "head of 10");
+	ok(strncmp(p, "abcdefghij", 10) == 0, "head text");
+	spawn_free(job);
+}
+
+static void
+test_child_state(void)
+{
+	char			*argv[] = { helper, (char *)"env", NULL };
+	char			*env[] = { (char *)"A=1",
+				    (char *)"B=two words", (char *)"EMPTY=",
+				    (char *)"SHELL=/bin/sh",
+				    (char *)"HOME=/", NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	struct sigaction	 sa;
+	sigset_t		 set, old;
+	char			 want[256];
+	int			 p[2], extra;
+
+	req.sr_argv = argv;
+	req.sr_env = env;
+	ok(run(&req, &job, &ss, &err) == 0, "env job");
+	is_str(out(job), "A=1\nB=two words\nEMPTY=\nSHELL=/bin/sh\nHOME=/\n",
+	    "environment passed exactly");
+	spawn_free(job);
+
+	argv[1] = (char *)"cwd";
+	ok(run(&req, &job, &ss, &err) == 0, "cwd job");
+	is_str(out(job), "/\n", "working directory from HOME");
+	spawn_free(job);
+	req.sr_dir = tmpdir;
+	ok(run(&req, &job, &ss, &err) == 0, "cwd job with sr_dir");
+	snprintf(want, sizeof(want), "%s\n", tmpdir);
+	is_str(out(job), want, "working directory sr_dir");
+	spawn_free(job);
+	req.sr_dir = NULL;
+
+	/* Descriptors the parent leaves open without close-on-exec. */
+	if (pipe(p) == -1 || (extra = open("/dev/null", O_RDONLY)) == -1)
+		exit(99);
+	argv[1] = (char *)"fds";
+	ok(run(&req, &job, &ss, &err) == 0, "fds job");
+	is_str(out(job), "fds 0 1 2\n", "only 0, 1 and 2 open in the child");
+	spawn_free(job);
+	close(p[0]);
+	close(p[1]);
+	close(extra);
+
+	/* With 0-2 closed in the parent, the pipes land there. */
+	extra = dup(STDIN_FILENO);
+	close(STDIN_FILENO);
+	req.sr_cmd = "cat";
+	req.sr_argv = NULL;
+	req.sr_input = "x";
+	req.sr_inputlen = 1;
+	ok(run(&req, &job, &ss, &err) == 0, "parent without stdin");
+	is_str(out(job), "x", "input still wired");
+	spawn_free(job);
+	dup2(extra, STDIN_FILENO);
+	close(extra);
+	req.sr_cmd = NULL;
+	req.sr_argv = argv;
+	req.sr_input = NULL;
+	req.sr_inputlen = 0;
+
+	argv[1] = (char *)"session";
+	ok(run(&req, &job, &ss, &err) == 0, "session job");
+	is_str(out(job), "sid self pgid self\n",
+	    "own session and process group");
+	spawn_free(job);
+
+	/* An ignored signal and a blocked one must not reach the job. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	argv[1] = (char *)"signals";
+	ok(run(&req, &job, &ss, &err) == 0, "signals job");
+	is_str(out(job), "SigBlk:\t0000000000000000\n"
+	    "SigIgn:\t0000000000000000\n",
+	    "no signal blocked or ignored in the child");
+	spawn_free(job);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void
+test_kill(void)
+{
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	struct pollfd		 pfd[2];
+	int64_t			 deadline;
+	pid_t			 gpid;
+	int			 n, status;
+	const char		*errstr;
+	char			 num[32];
+
+	/* Orphaned grandchildren come back to us, so we can reap them. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		diag("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+
+	req.sr_cmd = "sleep 60 & echo $!; wait";
+	if (spawn_start(&req, &job, &err) == -1) {
+		ok(0, "grandchild job: %s", err.se_msg);
+		return;
+	}
+	deadline = clock_mono() + BOUND;
+	while (clock_mono() < deadline) {
+		if (spawn_io(job) != 0 || strchr(out(job), '\n') != NULL)
+			break;
+		n = spawn_pollfds(job, pfd);
+		poll(pfd, (nfds_t)n, (int)(deadline - clock_mono()));
+	}
+	strlcpy(num, out(job), sizeof(num));
+	num[strcspn(num, "\n")] = '\0';
+	gpid = (pid_t)strtonum(num, 2, INT32_MAX, &errstr);
+	ok(errstr == NULL, "grandchild pid %s", num);
+	ok(spawn_kill(job, SIGKILL) == 0, "kill the process group");
+	is_int(spawn_run(job, BOUND, &ss), 0, "job ends");
+	ok(!ss.ss_exited && ss.ss_signal == SIGKILL, "shell killed");
+	if (errstr == NULL) {
+		ok(waitpid(gpid, &status, 0) == gpid && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGKILL, "grandchild killed too");
+	} else
+		ok(0, "grandchild killed too");
+	spawn_free(job);
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "echo started; exec sleep 60";
+	if (spawn_start(&req, &job, &err) == -1) {
+		ok(0, "timeout job: %s", err.se_msg);
+		return;
+	}
+	is_int(spawn_run(job, 300, &ss), 1, "spawn_run times out");
+	ok(!ss.ss_exited && ss.ss_signal == SIGKILL, "and kills the job");
+	is_str(out(job), "started\n", "output before the kill kept");
+	ok(spawn_kill(job, 0) == -1, "group gone");
+	spawn_free(job);
+}
+
+static int
+gidcmp(const void *a, const void *b)
+{
+	gid_t	 x = *(const gid_t *)a, y = *(const gid_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+static void
+test_user(void)
+{
+	char			*argv[] = { helper, (char *)"ids", NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	struct passwd		*pw, upw, rootpw;
+	struct group		*gr;
+	enum privdrop_step	 step;
+	gid_t			 g[2];
+	char			 want[512], closed[300], ebuf[256], cmd[256];
+	pid_t			 pid;
+	int			 status;
+
+	if (geteuid() != 0) {
+		ok(1, "# SKIP user switching needs root (not root here)");
+		return;
+	}
+	snprintf(uname_, sizeof(uname_), "cct%ld", (long)getpid());
+	snprintf(gname, sizeof(gname), "cctg%ld", (long)getpid());
+	snprintf(cmd, sizeof(cmd), "groupadd %s >/dev/null 2>&1", gname);
+	if (system(cmd) != 0) {
+		ok(1, "# SKIP groupadd failed: cannot create a test group");
+		return;
+	}
+	group_made = 1;
+	snprintf(cmd, sizeof(cmd), "useradd -M -N -G %s -d /nonexistent "
+	    "-s /bin/sh %s >/dev/null 2>&1", gname, uname_);
+	if (system(cmd) != 0) {
+		ok(1, "# SKIP useradd failed: cannot create a test user");
+		return;
+	}
+	user_made = 1;
+	if ((pw = getpwnam(uname_)) == NULL || (gr = getgrnam(gname)) == NULL) {
+		ok(0, "test user %s readable", uname_);
+		return;
+	}
+	upw = *pw;
+	upw.pw_name = uname_;
+	upw.pw_dir = (char *)"/nonexistent";
+	g[0] = upw.pw_gid;
+	g[1] = gr->gr_gid;
+	qsort(g, 2, sizeof(g[0]), gidcmp);
+
+	req.sr_argv = argv;
+	req.sr_pw = &upw;
+	req.sr_dir = "/";
+	ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited &&
+	    ss.ss_code == 0, "job as %s", uname_);
+	snprintf(want, sizeof(want), "uid %u %u %u\ngid %u %u %u\n"
+	    "groups %u %u\nsetuid0 failed\nsetgid0 failed\n",
+	    upw.pw_uid, upw.pw_uid, upw.pw_uid, upw.pw_gid, upw.pw_gid,
+	    upw.pw_gid, g[0], g[1]);
+	is_str(out(job), want, "real, effective, saved ids and groups "
+	    "are the user's; root cannot come back");
+	spawn_free(job);
+
+	/* The user's home that the user cannot enter. */
+	snprintf(closed, sizeof(closed), "%s/closed", tmpdir);
+	mkdir(closed, 0700);
+	req.sr_dir = closed;
+	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR &&
+	    err.se_errno == EACCES, "home the user cannot enter: not started");
+	rmdir(closed);
+
+	/* From the user, another identity is refused. */
+	if ((pw = getpwuid(0)) == NULL)
+		exit(99);
+	rootpw = *pw;
+	rootpw.pw_name = (char *)"root";
+	if ((pid = fork()) == 0) {
+		if (privdrop(&upw, &step, ebuf, sizeof(ebuf)) == -1)
+			_exit(10);
+		if (privdrop(&upw, &step, ebuf, sizeof(ebuf)) == -1)
+			_exit(11);
+		if (privdrop(&rootpw, &step, ebuf, sizeof(ebuf)) != -1 ||
+		    step != PRIVDROP_NOTROOT || errno != EPERM ||
+		    strcmp(ebuf, "not running as root, cannot become root: "
+		    "Operation not permitted") != 0)
+			_exit(12);
+		req.sr_pw = &rootpw;
+		req.sr_dir = "/";
+		if (spawn_start(&req, &job, &err) != -1 ||
+		    err.se_step != SPAWN_PRIVDROP ||
+		    err.se_privstep != PRIVDROP_NOTROOT)
+			_exit(13);
+		_exit(0);
+	}
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+	    "privdrop child ran");
+	is_int(WEXITSTATUS(status), 0, "as the user: becoming oneself is a "
+	    "no-op, becoming root fails with PRIVDROP_NOTROOT, in spawn too");
+}
+
+int
+main(void)
+{
+	const char	*top;
+	char		 src[512];
+	char		*buf;
+	size_t		 len;
+	int		 fd;
+
+	signal(SIGINT, onsignal);
+	signal(SIGTERM, onsignal);
+	signal(SIGHUP, onsignal);
+	if (mkdtemp(tmpdir) == NULL || chmod(tmpdir, 0755) == -1) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return (99);
+	}
+	atexit(cleanup);
+
+	/* A copy of the helper that any user can run. */
+	if ((top = getenv("top_builddir")) == NULL)
+		top = ".";
+	snprintf(src, sizeof(src), "%s/tests/unit/spawnhelper", top);
+	snprintf(helper, sizeof(helper), "%s/spawnhelper", tmpdir);
+	if (file_read(src, 64 << 20, &buf, &len) == -1 ||
+	    (fd = open(helper, O_WRONLY | O_CREAT | O_EXCL, 0755)) == -1 ||
+	    write(fd, buf, len) != (ssize_t)len || close(fd) == -1) {
+		printf("Bail out! %s: %s\n", src, strerror(errno));
+		return (99);
+	}
+	free(buf);
+
+	test_exit();
+	test_notstarted();
+	test_io();
+	test_child_state();
+	test_kill();
+	test_user();
+	return (tap_done());
+}
