@@ -103,6 +103,8 @@ static int	 add_exprdiag(struct pstate *, size_t, size_t,
 		    const struct cron_diag *);
 static int	 is_blank(int);
 static int	 env_scan(const char *, size_t, size_t, struct envline *);
+static int	 bad_envline(struct pstate *, const char *, size_t, size_t,
+		    const struct envline *);
 static int	 env_set(struct pstate *, const char *, size_t, const char *,
 		    size_t);
 static int	 do_env(struct pstate *, const char *, size_t, size_t,
@@ -240,7 +242,13 @@ is_blank(int c)
  * line beginning with '=') is not an environment line here, and an
  * empty unquoted value ("MAILTO=") is one, meaning the empty string
  * (cronie reads that line as a bad entry; MAILTO="" works in both).
- * Returns 1 with *ev filled when the line is an environment line.
+ * Returns 1 with *ev filled when the line is an environment line, 0
+ * when it is not, and -1 when it has the shape NAME= but its value is
+ * bad (an unclosed quote, or text after the closing quote): such a
+ * line cannot be an entry either, and a message about the quote helps
+ * more than one about the minute field.  Then ev->v_col is the column
+ * at fault and ev->v_value is 0 for an unclosed quote, 1 for text
+ * after it.
  */
 static int
 env_scan(const char *l, size_t len, size_t p, struct envline *ev)
@@ -274,30 +282,55 @@ env_scan(const char *l, size_t len, size_t p, struct envline *ev)
 	p++;
 	while (p < len && isspace((unsigned char)l[p]))
 		p++;
+	ev->v_name = ns;
+	ev->v_namelen = ne - ns;
 	ev->v_col = p + 1;
 	if (p < len && (l[p] == '"' || l[p] == '\'')) {
 		q = l[p++];
 		vs = p;
 		while (p < len && l[p] != q)
 			p++;
-		if (p >= len)
-			return (0);
+		if (p >= len) {
+			ev->v_value = 0;
+			return (-1);
+		}
 		ve = p++;
 		while (p < len && isspace((unsigned char)l[p]))
 			p++;
-		if (p < len)
-			return (0);
+		if (p < len) {
+			ev->v_col = p + 1;
+			ev->v_value = 1;
+			return (-1);
+		}
 	} else {
 		vs = p;
 		ve = len;
 		while (ve > vs && isspace((unsigned char)l[ve - 1]))
 			ve--;
 	}
-	ev->v_name = ns;
-	ev->v_namelen = ne - ns;
 	ev->v_value = vs;
 	ev->v_valuelen = ve - vs;
 	return (1);
+}
+
+/* The message for env_scan()'s -1. */
+static int
+bad_envline(struct pstate *st, const char *l, size_t len, size_t lineno,
+    const struct envline *ev)
+{
+	size_t	 col = ev->v_col, n;
+	int	 qn;
+
+	qn = (int)(ev->v_namelen > QUOTE_MAX ? QUOTE_MAX : ev->v_namelen);
+	if (ev->v_value == 0)
+		return (add_diag(st, lineno, col, 0, "found an unclosed %c in "
+		    "the value of %.*s, expected a closing %c", l[col - 1], qn,
+		    l + ev->v_name, l[col - 1]));
+	n = len - (col - 1);
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" after the "
+	    "closing quote of %.*s, expected end of line",
+	    (int)(n > QUOTE_MAX ? QUOTE_MAX : n), l + col - 1, qn,
+	    l + ev->v_name));
 }
 
 /* Set NAME=value in the environment in force; a later value replaces. */
@@ -631,8 +664,9 @@ do_clustercron(struct pstate *st, const char *var, size_t varlen,
 	} else {
 		*okp = 0;
 		return (add_diag(st, lineno, 0, 0, "found unknown clustercron "
-		    "variable CLUSTERCRON_%.*s, expected CLUSTERCRON_ SCOPE, "
-		    "OVERLAP, MISFIRE, TIMEOUT, RETRY, NAME, SPREAD or SECONDS",
+		    "variable CLUSTERCRON_%.*s, expected CLUSTERCRON_ and one "
+		    "of SCOPE, OVERLAP, MISFIRE, TIMEOUT, RETRY, NAME, SPREAD, "
+		    "SECONDS",
 		    (int)(varlen > QUOTE_MAX ? QUOTE_MAX : varlen), var));
 	}
 #undef IS
@@ -980,11 +1014,20 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 			pos++;
 		if (pos == n || l[pos] == '#')
 			continue;
-		if (env_scan(l, n, pos, &ev)) {
+		switch (env_scan(l, n, pos, &ev)) {
+		case 1:
 			if (do_env(&st, l, n, lineno, &ev) == -1)
 				goto nomem;
-		} else if (do_entry(&st, l, n, pos, lineno) == -1)
-			goto nomem;
+			break;
+		case 0:
+			if (do_entry(&st, l, n, pos, lineno) == -1)
+				goto nomem;
+			break;
+		default:
+			if (bad_envline(&st, l, n, lineno, &ev) == -1)
+				goto nomem;
+			break;
+		}
 		if (lastline && add_diag(&st, lineno, 0, 1, "missing newline "
 		    "at end of file (some cron versions ignore or reject "
 		    "this last line)") == -1)

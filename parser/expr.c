@@ -236,6 +236,11 @@ parse_value(struct scan *s, const struct field *f, size_t *posp, int *vp)
 			pos++;
 		n = pos - start;
 		if (f->f_names == NULL) {
+			/* Quote the whole word, not only its letters. */
+			while (pos < s->s_len && !is_blank(line[pos]) &&
+			    strchr(",-/", line[pos]) == NULL)
+				pos++;
+			n = pos - start;
 			expr_diag(s->s_diag, start + 1, 0, "found \"%.*s%s\" in "
 			    "the %s field, expected %s (names are only for "
 			    "month and day-of-week)", (int)(n > TOKMAX ?
@@ -250,6 +255,11 @@ parse_value(struct scan *s, const struct field *f, size_t *posp, int *vp)
 				return (0);
 			}
 		}
+		/* Quote the whole word, bytes that are not letters too. */
+		while (pos < s->s_len && !is_blank(line[pos]) &&
+		    strchr(",-/", line[pos]) == NULL)
+			pos++;
+		n = pos - start;
 		expr_diag(s->s_diag, start + 1, 0, "found \"%.*s%s\" in the %s "
 		    "field, expected %s", (int)(n > TOKMAX ? TOKMAX : n),
 		    line + start, n > TOKMAX ? "..." : "", f->f_name,
@@ -316,7 +326,7 @@ parse_field(struct scan *s, const struct field *f, size_t *posp,
 	const char	*line = s->s_line;
 	char		 what[32];
 	uint64_t	 bits = 0;
-	size_t		 pos, start;
+	size_t		 pos, start, end;
 	int		 lo, hi, step, v, isrange, hasstep;
 
 	pos = *posp;
@@ -352,12 +362,18 @@ parse_field(struct scan *s, const struct field *f, size_t *posp,
 		}
 		if (pos < s->s_len && line[pos] == '/') {
 			if (!isrange) {
+				for (end = pos + 1; end < s->s_len &&
+				    end - pos < 8 &&
+				    isdigit((unsigned char)line[end]); end++)
+					;
 				expr_diag(s->s_diag, pos + 1, 0, "found '/' "
 				    "after the single value %.*s in the %s "
 				    "field, expected a range or '*' before a "
-				    "step (such as %d-%d/...)", (int)(pos -
+				    "step (such as %d-%d/%.*s)", (int)(pos -
 				    start > TOKMAX ? TOKMAX : pos - start),
-				    line + start, f->f_name, lo, f->f_high);
+				    line + start, f->f_name, lo, f->f_high,
+				    end > pos + 1 ? (int)(end - pos - 1) : 3,
+				    end > pos + 1 ? line + pos + 1 : "...");
 				return (-1);
 			}
 			pos++;

@@ -63,6 +63,7 @@ static int	 table_id(char *, char [CRON_IDLEN + 1]);
 static void	 run_identity(void);
 static void	 run_crond(void);
 static void	 run_api(void);
+static void	 run_long_lines(void);
 static void	 run_memory(void);
 
 static const char *
@@ -642,6 +643,58 @@ run_api(void)
 	ok(rc == 1 && ct->ct_nent == 2 && ct->ct_nerr == 1,
 	    "a bad line gives no entry, the others stay");
 	crontab_free(ct);
+
+	/* A NUL byte is an error at its column; the next line is read. */
+	rc = crontab_parse("t", "0 0 * * * a\0b\n1 1 * * * c\n", 26, 0, &ct);
+	ok(rc == 1 && ct->ct_nent == 1 && ct->ct_ndiag == 1 &&
+	    ct->ct_diag[0].d_line == 1 && ct->ct_diag[0].d_col == 12,
+	    "a NUL byte is an error at its column");
+	if (rc == 1)
+		is_str(ct->ct_diag[0].d_msg, "found a NUL byte, expected text",
+		    "NUL byte message");
+	crontab_free(ct);
+
+	run_long_lines();
+}
+
+/* Long lines: up to 64 KiB is read, longer is an error, not a crash. */
+static void
+run_long_lines(void)
+{
+	struct crontab	*ct;
+	char		*buf;
+	size_t		 n, len, cap = 200 * 1024;
+	int		 rc;
+
+	if ((buf = malloc(cap)) == NULL) {
+		ok(0, "malloc");
+		return;
+	}
+	/* A line of exactly 65536 bytes, then one of 65537. */
+	len = (size_t)snprintf(buf, cap, "0 0 * * * echo ");
+	n = 65536 - len;
+	memset(buf + len, 'x', n);
+	len += n;
+	buf[len++] = '\n';
+	len += (size_t)snprintf(buf + len, cap - len, "1 1 * * * echo ");
+	memset(buf + len, 'y', n + 1);
+	len += n + 1;
+	buf[len++] = '\n';
+	len += (size_t)snprintf(buf + len, cap - len, "2 2 * * * after\n");
+	rc = crontab_parse("long", buf, len, 0, &ct);
+	ok(rc == 1 && ct->ct_nent == 2, "a 64 KiB line is read, a longer "
+	    "one is not");
+	if (rc == 1) {
+		is_int((long long)strlen(ct->ct_ent[0].e_cmd), 65536 - 10,
+		    "the long command is whole");
+		is_int((long long)ct->ct_diag[0].d_line, 2, "error on line 2");
+		is_str(ct->ct_diag[0].d_msg, "found a line of 65537 bytes, "
+		    "expected at most 65536", "long line message");
+		is_int((long long)ct->ct_ent[1].e_line, 3,
+		    "the next line is read");
+	}
+	crontab_free(ct);
+	free(buf);
 }
 
 /*
