@@ -1,0 +1,2309 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store.c: the part of the store both backends share.  It reads the
+ * URL and picks the backend, creates and migrates the schema, and
+ * holds the logic of every operation: the backends only carry out
+ * numbered statements (store_int.h), so a claim, its resolution after
+ * a lost connection, the retries and the fault points are written once.
+ *
+ * Failure handling.  Every public operation runs through run_op(),
+ * which (re)connects with back-off, runs the operation's body, rolls
+ * back an open transaction on failure, retries a deadlock or lock wait
+ * up to sc_retries times and, after a lost connection, reconnects once
+ * at once and runs the body again.  Each body is written so that
+ * running it again after a lost result is safe and tells the truth:
+ * claims read the row (see store.h), run starts find their own row by
+ * its unique key, table updates recognise their own write.  When the
+ * reconnection fails the operation returns an error with se_lost set
+ * and later calls retry connecting no sooner than the back-off allows
+ * (50 ms doubling to 5 s).
+ */
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "store.h"
+#include "store_int.h"
+
+#define BACKOFF_MIN	50
+#define BACKOFF_MAX	5000
+#define OPTFILE_MAX	(1024 * 1024)
+
+typedef int	(*op_fn)(struct store *, void *, struct store_error *);
+
+static int	 run_op(struct store *, op_fn, void *, struct store_error *);
+static int	 store_ready(struct store *, struct store_error *);
+static void	 mark_lost(struct store *);
+static int	 xexec(struct store *, const char *, enum stmt, size_t,
+		    const struct sval *, size_t, store_row_fn, void *,
+		    int64_t *, struct store_error *);
+static int	 xbegin(struct store *, struct store_error *);
+static int	 xcommit(struct store *, const char *, struct store_error *);
+static enum store_fault fault_at(const char *, const char *);
+static int	 parse_url(struct store *, const char *, struct store_error *);
+static int	 check_optfile(const char *, struct store_error *);
+static int	 schema_setup(struct store *, int, struct store_error *);
+static size_t	 piece(size_t, size_t);
+static char	*dupn(const char *, size_t);
+
+/* Values. */
+#define SVI(x)	((struct sval){ SV_INT, (int64_t)(x), NULL, 0 })
+#define SVS(s)	((struct sval){ (s) == NULL ? SV_NULL : SV_TEXT, 0, (s), \
+		    (s) == NULL ? 0 : strlen(s) })
+#define SVB(p, n) ((struct sval){ SV_BLOB, 0, (p), (n) })
+
+static struct store_error	 dummy_err;
+
+/* ------------------------------------------------------------------ */
+/* Errors. */
+
+void
+store_seterr(struct store_error *err, enum store_class cls, int kind,
+    int code, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (err == NULL)
+		return;
+	err->se_class = cls;
+	err->se_kind = kind;
+	err->se_code = code;
+	err->se_lost = kind == SE_LOST;
+	va_start(ap, fmt);
+	vsnprintf(err->se_msg, sizeof(err->se_msg), fmt, ap);
+	va_end(ap);
+}
+
+static struct store_error *
+err_init(struct store_error *err)
+{
+	if (err == NULL)
+		err = &dummy_err;
+	memset(err, 0, sizeof(*err));
+	return (err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The fault hook. */
+
+static char		 fault_point[64];
+static unsigned int	 fault_nth;
+static enum store_fault	 fault_kind;
+static unsigned int	 fault_hits;
+
+static const char *const fault_points[] = {
+	"claim.before", "claim.after",
+	"claim.commit.before", "claim.commit.after",
+	"claim.read.before", "claim.read.after",
+	"batch.mine.before", "batch.mine.after",
+	"batch.select.before", "batch.select.after",
+	"batch.update.before", "batch.update.after",
+	"batch.commit.before", "batch.commit.after",
+	"run_start.before", "run_start.after",
+	"run_start.commit.before", "run_start.commit.after",
+	"run_start.find.before", "run_start.find.after",
+	"run_end.before", "run_end.after",
+	"run_end.commit.before", "run_end.commit.after",
+	"register.before", "register.after",
+	"register.commit.before", "register.commit.after",
+	"beat.read.before", "beat.read.after",
+	"beat.before", "beat.after",
+	"table.before", "table.after",
+	NULL
+};
+
+void
+store_fault_set(const char *point, unsigned int nth, enum store_fault kind)
+{
+	if (point == NULL)
+		point = "*";
+	strlcpy(fault_point, point, sizeof(fault_point));
+	fault_nth = nth == 0 ? 1 : nth;
+	fault_kind = kind;
+	fault_hits = 0;
+}
+
+const char *const *
+store_fault_points(void)
+{
+	return (fault_points);
+}
+
+unsigned int
+store_fault_hits(void)
+{
+	return (fault_hits);
+}
+
+static enum store_fault
+fault_at(const char *point, const char *phase)
+{
+	char		 name[64];
+	enum store_fault kind;
+
+	if (fault_kind == STORE_FAULT_NONE)
+		return (STORE_FAULT_NONE);
+	snprintf(name, sizeof(name), "%s.%s", point, phase);
+	if (strcmp(fault_point, "*") != 0 && strcmp(fault_point, name) != 0)
+		return (STORE_FAULT_NONE);
+	if (--fault_nth > 0)
+		return (STORE_FAULT_NONE);
+	fault_hits++;
+	kind = fault_kind;
+	fault_kind = STORE_FAULT_NONE;
+	return (kind);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements, transactions, connection. */
+
+static void
+mark_lost(struct store *st)
+{
+	if (st->s_connected)
+		st->s_ops->o_disconnect(st);
+	st->s_connected = 0;
+	st->s_in_trx = 0;
+}
+
+/*
+ * Carry out one statement at a named fault point: "<point>.before" is
+ * checked before the statement, "<point>.after" once it has been
+ * carried out (a drop there loses a result the server has committed).
+ */
+static int
+xexec(struct store *st, const char *point, enum stmt s, size_t n,
+    const struct sval *p, size_t np, store_row_fn row, void *arg,
+    int64_t *changed, struct store_error *err)
+{
+	enum store_fault f;
+
+	if (changed != NULL)
+		*changed = 0;
+	if (!st->s_connected) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "not connected to the store");
+		return (-1);
+	}
+	switch ((f = fault_at(point, "before"))) {
+	case STORE_FAULT_DROP:
+		st->s_ops->o_sever(st);
+		break;
+	case STORE_FAULT_RETRY:
+		store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0,
+		    "injected deadlock at %s", point);
+		return (-1);
+	case STORE_FAULT_FAIL:
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
+		    "injected failure at %s", point);
+		return (-1);
+	case STORE_FAULT_NONE:
+		break;
+	}
+	if (st->s_ops->o_exec(st, s, n, p, np, row, arg, changed, err) == -1) {
+		if (err->se_kind == SE_LOST)
+			mark_lost(st);
+		return (-1);
+	}
+	if (fault_at(point, "after") == STORE_FAULT_DROP) {
+		st->s_ops->o_sever(st);
+		mark_lost(st);
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "connection lost after %s (injected)", point);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+xbegin(struct store *st, struct store_error *err)
+{
+	if (!st->s_connected) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "not connected to the store");
+		return (-1);
+	}
+	if (st->s_ops->o_begin(st, err) == -1) {
+		if (err->se_kind == SE_LOST)
+			mark_lost(st);
+		return (-1);
+	}
+	st->s_in_trx = 1;
+	return (0);
+}
+
+static int
+xcommit(struct store *st, const char *point, struct store_error *err)
+{
+	char	 name[48];
+
+	snprintf(name, sizeof(name), "%s.commit", point);
+	if (fault_at(name, "before") == STORE_FAULT_DROP)
+		st->s_ops->o_sever(st);
+	if (st->s_ops->o_commit(st, err) == -1) {
+		if (err->se_kind == SE_LOST)
+			mark_lost(st);
+		return (-1);
+	}
+	st->s_in_trx = 0;
+	if (fault_at(name, "after") == STORE_FAULT_DROP) {
+		st->s_ops->o_sever(st);
+		mark_lost(st);
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "connection lost after %s commit (injected)", point);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Connect if not connected, no sooner than the back-off allows. */
+static int
+store_ready(struct store *st, struct store_error *err)
+{
+	int64_t	 now;
+
+	if (st->s_connected)
+		return (0);
+	now = clock_mono();
+	if (now < st->s_next_connect) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "not connected to the store; next attempt in %lld ms",
+		    (long long)(st->s_next_connect - now));
+		return (-1);
+	}
+	if (st->s_ops->o_connect(st, err) == -1) {
+		st->s_backoff = st->s_backoff == 0 ? BACKOFF_MIN :
+		    st->s_backoff * 2;
+		if (st->s_backoff > BACKOFF_MAX)
+			st->s_backoff = BACKOFF_MAX;
+		st->s_next_connect = now + st->s_backoff;
+		if (err->se_class == STORE_TRANSIENT)
+			err->se_lost = 1;
+		return (-1);
+	}
+	st->s_connected = 1;
+	st->s_backoff = 0;
+	st->s_next_connect = 0;
+	return (0);
+}
+
+static void
+retry_pause(unsigned int tries)
+{
+	struct timespec	 ts;
+	uint32_t	 us;
+
+	us = 200 + arc4random_uniform(1000U << (tries < 6 ? tries : 6));
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)us * 1000;
+	nanosleep(&ts, NULL);
+}
+
+static int
+run_op(struct store *st, op_fn fn, void *arg, struct store_error *err)
+{
+	unsigned int	 tries = 0, reconnects = 0;
+
+	for (;;) {
+		memset(err, 0, sizeof(*err));
+		if (store_ready(st, err) == -1)
+			return (-1);
+		if (fn(st, arg, err) == 0)
+			return (0);
+		if (st->s_in_trx) {
+			st->s_ops->o_rollback(st);
+			st->s_in_trx = 0;
+		}
+		if (err->se_kind == SE_RETRY && tries < st->s_retries) {
+			retry_pause(tries++);
+			continue;
+		}
+		if (err->se_kind == SE_LOST && reconnects++ == 0 &&
+		    st->s_backoff == 0)
+			continue;
+		return (-1);
+	}
+}
+
+/* The largest power of two not above n nor max. */
+static size_t
+piece(size_t n, size_t max)
+{
+	size_t	 k = 1;
+
+	while (k * 2 <= n && k * 2 <= max)
+		k *= 2;
+	return (k);
+}
+
+static char *
+dupn(const char *s, size_t n)
+{
+	char	*p;
+
+	if (s == NULL)
+		return (strdup(""));
+	if ((p = malloc(n + 1)) == NULL)
+		return (NULL);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return (p);
+}
+
+static const char *
+str_of(const struct sval *v)
+{
+	return (v->v_type == SV_TEXT || v->v_type == SV_BLOB ? v->v_str : "");
+}
+
+static int64_t
+int_of(const struct sval *v)
+{
+	return (v->v_type == SV_INT ? v->v_int : 0);
+}
+
+/* A growing array of fixed-size elements. */
+struct vec {
+	void	*v_p;
+	size_t	 v_n;
+	size_t	 v_cap;
+	size_t	 v_size;
+};
+
+static void *
+vec_push(struct vec *v)
+{
+	void	*p;
+	size_t	 cap;
+
+	if (v->v_n == v->v_cap) {
+		cap = v->v_cap == 0 ? 16 : v->v_cap * 2;
+		if ((p = reallocarray(v->v_p, cap, v->v_size)) == NULL)
+			return (NULL);
+		v->v_p = p;
+		v->v_cap = cap;
+	}
+	p = (char *)v->v_p + v->v_n++ * v->v_size;
+	memset(p, 0, v->v_size);
+	return (p);
+}
+
+static int
+nomem(struct store_error *err)
+{
+	store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM, "out of memory");
+	return (-1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening and closing. */
+
+/*
+ * URLs: "sqlite:PATH" or a bare path; "mysql://[host[:port]]/db" with
+ * an optional "?socket=PATH" (also "mariadb://").  User names and
+ * passwords are refused: they belong in the option file only.
+ */
+static int
+parse_url(struct store *st, const char *url, struct store_error *err)
+{
+	const char	*p, *slash, *q, *colon, *errstr;
+	char		*host;
+	size_t		 hl;
+
+	if (url == NULL || *url == '\0') {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
+		    "no store configured");
+		return (-1);
+	}
+	if (strncmp(url, "sqlite:", 7) == 0) {
+		p = url + 7;
+		if (strncmp(p, "//", 2) == 0)
+			p += 2;
+		if (*p == '\0')
+			goto bad;
+		st->s_ops = &store_sqlite_ops;
+		return ((st->s_path = strdup(p)) == NULL ? nomem(err) : 0);
+	}
+	if (strncmp(url, "mysql://", 8) == 0)
+		p = url + 8;
+	else if (strncmp(url, "mariadb://", 10) == 0)
+		p = url + 10;
+	else if (strstr(url, "://") != NULL)
+		goto bad;
+	else {
+		st->s_ops = &store_sqlite_ops;
+		return ((st->s_path = strdup(url)) == NULL ? nomem(err) : 0);
+	}
+	st->s_ops = &store_mysql_ops;
+	if ((slash = strchr(p, '/')) == NULL)
+		goto bad;
+	if (memchr(p, '@', slash - p) != NULL) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "store URL must "
+		    "not hold a user or password: put them in the option "
+		    "file");
+		return (-1);
+	}
+	hl = slash - p;
+	if ((colon = memchr(p, ':', hl)) != NULL) {
+		char	 port[8];
+
+		if ((size_t)(slash - colon - 1) >= sizeof(port))
+			goto bad;
+		memcpy(port, colon + 1, slash - colon - 1);
+		port[slash - colon - 1] = '\0';
+		st->s_port = strtonum(port, 1, 65535, &errstr);
+		if (errstr != NULL)
+			goto bad;
+		hl = colon - p;
+	}
+	if (hl > 0) {
+		if ((host = dupn(p, hl)) == NULL)
+			return (nomem(err));
+		st->s_host = host;
+	}
+	p = slash + 1;
+	q = strchr(p, '?');
+	if ((q == NULL && *p == '\0') || q == p)
+		goto bad;
+	if ((st->s_db = dupn(p, q == NULL ? strlen(p) :
+	    (size_t)(q - p))) == NULL)
+		return (nomem(err));
+	if (q != NULL) {
+		if (strncmp(q + 1, "socket=", 7) != 0 || q[8] == '\0')
+			goto bad;
+		if ((st->s_socket = strdup(q + 8)) == NULL)
+			return (nomem(err));
+	}
+	return (0);
+bad:
+	store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store URL \"%s\": "
+	    "expected sqlite:PATH, mysql://HOST[:PORT]/DB or "
+	    "mysql:///DB?socket=PATH", url);
+	return (-1);
+}
+
+/*
+ * An option file that holds a password must be readable by its owner
+ * only.  The file's bytes are wiped before they are freed.
+ */
+static int
+check_optfile(const char *path, struct store_error *err)
+{
+	struct stat	 sb;
+	char		*buf = NULL, *line, *p;
+	size_t		 len;
+	int		 fd, has = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &sb) == -1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, errno,
+		    "option file %s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) == 0) {
+		close(fd);
+		return (0);
+	}
+	if (file_read_fd(fd, OPTFILE_MAX, &buf, &len) == -1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, errno,
+		    "option file %s: %s", path, strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	close(fd);
+	for (line = buf; line != NULL && *line != '\0'; line = p) {
+		if ((p = strchr(line, '\n')) != NULL)
+			p++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (strncasecmp(line, "password", 8) == 0) {
+			line += 8;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			if (*line == '=' || *line == '\n' || *line == '\0')
+				has = 1;
+		}
+	}
+	explicit_bzero(buf, len);
+	free(buf);
+	if (has) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
+		    "option file %s holds a password but is readable by "
+		    "group or others (mode %04o); chmod 600 it", path,
+		    (unsigned int)(sb.st_mode & 07777));
+		return (-1);
+	}
+	return (0);
+}
+
+struct meta_arg {
+	int	 found;
+	int64_t	 v;
+};
+
+static int
+meta_row(void *arg, const struct sval *c, size_t n)
+{
+	struct meta_arg	*m = arg;
+
+	m->found = 1;
+	m->v = int_of(&c[0]);
+	return (0);
+}
+
+/*
+ * Create or migrate the schema to `target'.  SQLite does it in one
+ * write transaction; on MariaDB, whose DDL commits on its own, a named
+ * lock keeps two nodes from migrating at once and every step is
+ * written to be run again safely (IF NOT EXISTS).
+ */
+static int
+schema_setup(struct store *st, int target, struct store_error *err)
+{
+	const struct store_ops	*o = st->s_ops;
+	const char *const	*q;
+	struct meta_arg		 m;
+	int			 v, rc = -1;
+
+	for (q = o->o_steps[0]; *q != NULL; q++)
+		if (o->o_exec_sql(st, *q, err) == -1)
+			return (-1);
+	if (o->o_ddl_trx) {
+		if (xbegin(st, err) == -1)
+			return (-1);
+	} else if (xexec(st, "schema", S_LOCK, 0, NULL, 0, NULL, NULL, NULL,
+	    err) == -1)
+		return (-1);
+	memset(&m, 0, sizeof(m));
+	if (xexec(st, "schema", S_META_GET, 0, NULL, 0, meta_row, &m, NULL,
+	    err) == -1)
+		goto out;
+	v = m.found ? (int)m.v : 0;
+	if (v > STORE_SCHEMA) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "store schema "
+		    "version %d is newer than this clustercron (%d); upgrade "
+		    "clustercron", v, STORE_SCHEMA);
+		goto out;
+	}
+	for (v++; v <= target; v++) {
+		struct sval	 p = SVI(v);
+
+		for (q = o->o_steps[v]; *q != NULL; q++)
+			if (o->o_exec_sql(st, *q, err) == -1)
+				goto out;
+		if (xexec(st, "schema", S_META_SET, 0, &p, 1, NULL, NULL, NULL,
+		    err) == -1)
+			goto out;
+	}
+	if (o->o_ddl_trx && xcommit(st, "schema", err) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (o->o_ddl_trx) {
+		if (st->s_in_trx)
+			o->o_rollback(st);
+		st->s_in_trx = 0;
+	} else if (st->s_connected)
+		(void)o->o_exec(st, S_UNLOCK, 0, NULL, 0, NULL, NULL, NULL,
+		    &dummy_err);
+	return (rc);
+}
+
+int
+store_open(const struct store_config *cf, struct store **out,
+    struct store_error *err)
+{
+	struct store	*st;
+	char		 host[256];
+
+	err = err_init(err);
+	*out = NULL;
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		return (nomem(err));
+	if (parse_url(st, cf->sc_url, err) == -1)
+		goto fail;
+	if (cf->sc_node != NULL && *cf->sc_node != '\0')
+		st->s_node = strdup(cf->sc_node);
+	else {
+		if (gethostname(host, sizeof(host)) == -1)
+			strlcpy(host, "localhost", sizeof(host));
+		host[sizeof(host) - 1] = '\0';
+		st->s_node = strdup(host);
+	}
+	if (st->s_node == NULL)
+		goto nomem;
+	if (strlen(st->s_node) > 255) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
+		    "node name longer than 255 bytes");
+		goto fail;
+	}
+	if (cf->sc_mysql_file != NULL &&
+	    (st->s_mysql_file = strdup(cf->sc_mysql_file)) == NULL)
+		goto nomem;
+	if ((st->s_mysql_group = strdup(cf->sc_mysql_group != NULL ?
+	    cf->sc_mysql_group : "client")) == NULL)
+		goto nomem;
+	st->s_connect_timeout = cf->sc_connect_timeout != 0 ?
+	    cf->sc_connect_timeout : 5;
+	st->s_read_timeout = cf->sc_read_timeout != 0 ?
+	    cf->sc_read_timeout : 30;
+	st->s_busy_timeout = cf->sc_busy_timeout != 0 ?
+	    cf->sc_busy_timeout : 5000;
+	st->s_output_max = cf->sc_output_max != 0 ? cf->sc_output_max : 4096;
+	st->s_retries = cf->sc_retries != 0 ? cf->sc_retries : 5;
+	st->s_beat_first = 1;
+	if (st->s_ops == &store_mysql_ops && st->s_mysql_file != NULL &&
+	    check_optfile(st->s_mysql_file, err) == -1)
+		goto fail;
+	if (store_ready(st, err) == -1)
+		goto fail;
+	if (schema_setup(st, cf->sc_schema > 0 && cf->sc_schema <
+	    STORE_SCHEMA ? cf->sc_schema : STORE_SCHEMA, err) == -1)
+		goto fail;
+	*out = st;
+	return (0);
+nomem:
+	nomem(err);
+fail:
+	store_close(st);
+	return (-1);
+}
+
+void
+store_close(struct store *st)
+{
+	if (st == NULL)
+		return;
+	if (st->s_connected)
+		st->s_ops->o_disconnect(st);
+	free(st->s_be);
+	free(st->s_path);
+	free(st->s_host);
+	free(st->s_socket);
+	free(st->s_db);
+	free(st->s_mysql_file);
+	free(st->s_mysql_group);
+	free(st->s_node);
+	free(st);
+}
+
+const char *
+store_backend(const struct store *st)
+{
+	return (st->s_ops->o_name);
+}
+
+int
+store_schema_current(void)
+{
+	return (STORE_SCHEMA);
+}
+
+static int
+version_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct meta_arg	*m = arg;
+
+	memset(m, 0, sizeof(*m));
+	return (xexec(st, "meta", S_META_GET, 0, NULL, 0, meta_row, m, NULL,
+	    err));
+}
+
+int
+store_schema_version(struct store *st, int *v, struct store_error *err)
+{
+	struct meta_arg	 m;
+
+	err = err_init(err);
+	*v = 0;
+	if (run_op(st, version_fn, &m, err) == -1)
+		return (-1);
+	*v = (int)m.v;
+	return (0);
+}
+
+static int
+force_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct sval	 p = SVI(*(int *)arg);
+
+	return (xexec(st, "meta", S_META_SET, 0, &p, 1, NULL, NULL, NULL,
+	    err));
+}
+
+int
+store_schema_force(struct store *st, int v, struct store_error *err)
+{
+	err = err_init(err);
+	return (run_op(st, force_fn, &v, err));
+}
+
+static int
+seed_fn(struct store *st, void *arg, struct store_error *err)
+{
+	const char *const	*q;
+
+	for (q = st->s_ops->o_seed_v1; *q != NULL; q++)
+		if (st->s_ops->o_exec_sql(st, *q, err) == -1)
+			return (-1);
+	return (0);
+}
+
+int
+store_test_seed_v1(struct store *st, struct store_error *err)
+{
+	err = err_init(err);
+	return (run_op(st, seed_fn, NULL, err));
+}
+
+static int
+now_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct meta_arg	*m = arg;
+
+	memset(m, 0, sizeof(*m));
+	return (xexec(st, "now", S_NOW, 0, NULL, 0, meta_row, m, NULL, err));
+}
+
+int
+store_now(struct store *st, int64_t *now, struct store_error *err)
+{
+	struct meta_arg	 m;
+
+	err = err_init(err);
+	*now = 0;
+	if (run_op(st, now_fn, &m, err) == -1)
+		return (-1);
+	*now = m.v;
+	return (0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Jobs. */
+
+struct reg_arg {
+	const struct store_job	*jobs;
+	size_t			 n;
+};
+
+static int
+reg_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct reg_arg		*a = arg;
+	const struct store_job	*j;
+	struct sval		*p;
+	size_t			 off, k, i, max;
+	int			 rc = -1;
+
+	max = st->s_ops->o_max_rows;
+	if ((p = reallocarray(NULL, max, 9 * sizeof(*p))) == NULL)
+		return (nomem(err));
+	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+		goto out;
+	for (off = 0; off < a->n; off += k) {
+		k = piece(a->n - off, max);
+		for (i = 0; i < k; i++) {
+			j = &a->jobs[off + i];
+			p[i * 9 + 0] = SVS(j->j_id);
+			p[i * 9 + 1] = SVS(j->j_owner != NULL ? j->j_owner : "");
+			p[i * 9 + 2] = SVS(j->j_sched != NULL ? j->j_sched : "");
+			p[i * 9 + 3] = SVS(j->j_zone != NULL ? j->j_zone : "");
+			p[i * 9 + 4] = SVS(j->j_cmd != NULL ? j->j_cmd : "");
+			p[i * 9 + 5] = SVI(j->j_scope);
+			p[i * 9 + 6] = SVI(j->j_overlap);
+			p[i * 9 + 7] = SVI(j->j_misfire);
+			p[i * 9 + 8] = SVI(j->j_grace);
+		}
+		if (xexec(st, "register", S_JOB_UPSERT, k, p, k * 9, NULL,
+		    NULL, NULL, err) == -1)
+			goto out;
+	}
+	if (st->s_ops->o_ddl_trx && xcommit(st, "register", err) == -1)
+		goto out;
+	rc = 0;
+out:
+	free(p);
+	return (rc);
+}
+
+int
+store_jobs_register(struct store *st, const struct store_job *jobs,
+    size_t n, struct store_error *err)
+{
+	struct reg_arg	 a = { jobs, n };
+	size_t		 i;
+
+	err = err_init(err);
+	for (i = 0; i < n; i++) {
+		if (jobs[i].j_id == NULL || *jobs[i].j_id == '\0' ||
+		    strlen(jobs[i].j_id) > STORE_IDLEN) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+			    "job %zu: bad identity", i);
+			return (-1);
+		}
+	}
+	if (n == 0)
+		return (0);
+	return (run_op(st, reg_fn, &a, err));
+}
+
+static int
+job_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_job	*j;
+
+	if ((j = vec_push(arg)) == NULL)
+		return (-1);
+	if ((j->j_id = strdup(str_of(&c[0]))) == NULL ||
+	    (j->j_owner = strdup(str_of(&c[1]))) == NULL ||
+	    (j->j_sched = strdup(str_of(&c[2]))) == NULL ||
+	    (j->j_zone = strdup(str_of(&c[3]))) == NULL ||
+	    (j->j_cmd = strdup(str_of(&c[4]))) == NULL ||
+	    (j->j_claimed_by = strdup(str_of(&c[11]))) == NULL) {
+		((struct vec *)arg)->v_n--;
+		free(j->j_id);
+		free(j->j_owner);
+		free(j->j_sched);
+		free(j->j_zone);
+		free(j->j_cmd);
+		return (-1);
+	}
+	j->j_scope = (int)int_of(&c[5]);
+	j->j_overlap = (int)int_of(&c[6]);
+	j->j_misfire = (int)int_of(&c[7]);
+	j->j_grace = (uint32_t)int_of(&c[8]);
+	j->j_paused = (int)int_of(&c[9]);
+	j->j_last_fire = (time_t)int_of(&c[10]);
+	j->j_claimed_at = int_of(&c[12]);
+	return (0);
+}
+
+struct list_arg {
+	enum stmt	 s;
+	const char	*point;
+	struct sval	 p[3];
+	size_t		 np;
+	store_row_fn	 row;
+	struct vec	 v;
+	void		(*fr)(void *, size_t);
+};
+
+static int
+list_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct list_arg	*a = arg;
+
+	a->fr(a->v.v_p, a->v.v_n);
+	a->v.v_p = NULL;
+	a->v.v_n = a->v.v_cap = 0;
+	return (xexec(st, a->point, a->s, 0, a->p, a->np, a->row, &a->v,
+	    NULL, err));
+}
+
+static int
+list_run(struct store *st, struct list_arg *a, void **out, size_t *n,
+    struct store_error *err)
+{
+	if (run_op(st, list_fn, a, err) == -1) {
+		a->fr(a->v.v_p, a->v.v_n);
+		return (-1);
+	}
+	*out = a->v.v_p;
+	*n = a->v.v_n;
+	return (0);
+}
+
+static void
+jobs_free(void *p, size_t n)
+{
+	store_jobs_free(p, n);
+}
+
+void
+store_jobs_free(struct store_job *j, size_t n)
+{
+	size_t	 i;
+
+	if (j == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(j[i].j_id);
+		free(j[i].j_owner);
+		free(j[i].j_sched);
+		free(j[i].j_zone);
+		free(j[i].j_cmd);
+		free(j[i].j_claimed_by);
+	}
+	free(j);
+}
+
+int
+store_jobs_list(struct store *st, const char *owner, struct store_job **out,
+    size_t *n, struct store_error *err)
+{
+	struct list_arg	 a;
+	void		*p = NULL;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.s = owner == NULL ? S_JOBS_LIST : S_JOBS_OWNER;
+	a.point = "list";
+	a.p[0] = SVS(owner);
+	a.np = owner == NULL ? 0 : 1;
+	a.row = job_row;
+	a.v.v_size = sizeof(struct store_job);
+	a.fr = jobs_free;
+	if (list_run(st, &a, &p, n, err) == -1)
+		return (-1);
+	*out = p;
+	return (0);
+}
+
+int
+store_job_get(struct store *st, const char *id, struct store_job **out,
+    struct store_error *err)
+{
+	struct list_arg	 a;
+	void		*p = NULL;
+	size_t		 n;
+
+	err = err_init(err);
+	*out = NULL;
+	memset(&a, 0, sizeof(a));
+	a.s = S_JOB_GET;
+	a.point = "list";
+	a.p[0] = SVS(id);
+	a.np = 1;
+	a.row = job_row;
+	a.v.v_size = sizeof(struct store_job);
+	a.fr = jobs_free;
+	if (list_run(st, &a, &p, &n, err) == -1)
+		return (-1);
+	if (n == 0)
+		free(p);
+	else
+		*out = p;
+	return (0);
+}
+
+struct pause_arg {
+	const char	*id;
+	int		 paused;
+	int		 del;
+};
+
+static int
+count_row(void *arg, const struct sval *c, size_t n)
+{
+	(*(int *)arg)++;
+	return (0);
+}
+
+static int
+pause_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct pause_arg	*a = arg;
+	struct sval		 p[2];
+	int64_t			 changed;
+	int			 found = 0;
+
+	if (a->del) {
+		p[0] = SVS(a->id);
+		return (xexec(st, "job", S_JOB_DELETE, 0, p, 1, NULL, NULL,
+		    NULL, err));
+	}
+	p[0] = SVI(a->paused != 0);
+	p[1] = SVS(a->id);
+	if (xexec(st, "job", S_JOB_PAUSE, 0, p, 2, NULL, NULL, &changed,
+	    err) == -1)
+		return (-1);
+	if (changed > 0)
+		return (0);
+	if (xexec(st, "job", S_JOB_GET, 0, &p[1], 1, count_row, &found, NULL,
+	    err) == -1)
+		return (-1);
+	if (!found) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0,
+		    "no job %s in the store", a->id);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+store_job_pause(struct store *st, const char *id, int paused,
+    struct store_error *err)
+{
+	struct pause_arg	 a = { id, paused, 0 };
+
+	err = err_init(err);
+	return (run_op(st, pause_fn, &a, err));
+}
+
+int
+store_job_delete(struct store *st, const char *id, struct store_error *err)
+{
+	struct pause_arg	 a = { id, 0, 1 };
+
+	err = err_init(err);
+	return (run_op(st, pause_fn, &a, err));
+}
+
+/* ------------------------------------------------------------------ */
+/* Claims. */
+
+static int
+uncertain_find(struct store *st, const char *id, time_t fire)
+{
+	size_t	 i;
+
+	for (i = 0; i < st->s_nuncertain; i++)
+		if (st->s_uncertain[i].u_fire == fire &&
+		    strcmp(st->s_uncertain[i].u_id, id) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+static void
+uncertain_add(struct store *st, const char *id, time_t fire)
+{
+	size_t	 i;
+
+	if (uncertain_find(st, id, fire) != -1)
+		return;
+	if (st->s_nuncertain == UNCERTAIN_MAX) {
+		memmove(&st->s_uncertain[0], &st->s_uncertain[1],
+		    (UNCERTAIN_MAX - 1) * sizeof(st->s_uncertain[0]));
+		st->s_nuncertain--;
+	}
+	i = st->s_nuncertain++;
+	strlcpy(st->s_uncertain[i].u_id, id, sizeof(st->s_uncertain[i].u_id));
+	st->s_uncertain[i].u_fire = fire;
+}
+
+static void
+uncertain_del(struct store *st, const char *id, time_t fire)
+{
+	int	 i;
+
+	if ((i = uncertain_find(st, id, fire)) == -1)
+		return;
+	memmove(&st->s_uncertain[i], &st->s_uncertain[i + 1],
+	    (st->s_nuncertain - i - 1) * sizeof(st->s_uncertain[0]));
+	st->s_nuncertain--;
+}
+
+struct claim_arg {
+	const char	*id;
+	time_t		 fire;
+	int		*won;
+	int		 check;
+	/* claim_read's answer */
+	int		 found;
+	time_t		 last;
+	char		 by[256];
+};
+
+static int
+claim_row(void *arg, const struct sval *c, size_t n)
+{
+	struct claim_arg	*a = arg;
+
+	a->found = 1;
+	a->last = (time_t)int_of(&c[0]);
+	strlcpy(a->by, str_of(&c[1]), sizeof(a->by));
+	return (0);
+}
+
+/* The fire is ours iff the row says we hold exactly it. */
+static int
+claim_read(struct store *st, struct claim_arg *a, struct store_error *err)
+{
+	struct sval	 p = SVS(a->id);
+
+	a->found = 0;
+	if (xexec(st, "claim.read", S_CLAIM_READ, 0, &p, 1, claim_row, a,
+	    NULL, err) == -1)
+		return (-1);
+	*a->won = a->found && a->last == a->fire &&
+	    strcmp(a->by, st->s_node) == 0;
+	return (0);
+}
+
+static int
+claim_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct claim_arg	*a = arg;
+	struct sval		 p[4];
+	int64_t			 changed;
+
+	*a->won = 0;
+	if (a->check)
+		return (claim_read(st, a, err));
+	p[0] = SVI(a->fire);
+	p[1] = SVS(st->s_node);
+	p[2] = SVS(a->id);
+	p[3] = SVI(a->fire);
+	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+		return (-1);
+	if (xexec(st, "claim", S_CLAIM, 0, p, 4, NULL, NULL, &changed,
+	    err) == -1)
+		goto lost;
+	if (st->s_ops->o_ddl_trx && xcommit(st, "claim", err) == -1)
+		goto lost;
+	if (changed == 1) {
+		uncertain_del(st, a->id, a->fire);
+		*a->won = 1;
+		return (0);
+	}
+	/*
+	 * Nothing changed: someone holds this fire or a later one.  If an
+	 * earlier attempt of ours lost its result, that someone may be us:
+	 * the row tells.
+	 */
+	if (uncertain_find(st, a->id, a->fire) != -1) {
+		if (claim_read(st, a, err) == -1)
+			return (-1);
+		uncertain_del(st, a->id, a->fire);
+	}
+	return (0);
+lost:
+	if (err->se_kind == SE_LOST)
+		uncertain_add(st, a->id, a->fire);
+	return (-1);
+}
+
+int
+store_claim(struct store *st, const char *id, time_t fire, int *won,
+    struct store_error *err)
+{
+	struct claim_arg	 a;
+
+	err = err_init(err);
+	*won = 0;
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.fire = fire;
+	a.won = won;
+	if (run_op(st, claim_fn, &a, err) == -1) {
+		*won = 0;
+		return (-1);
+	}
+	return (0);
+}
+
+int
+store_claim_check(struct store *st, const char *id, time_t fire, int *won,
+    struct store_error *err)
+{
+	struct claim_arg	 a;
+
+	err = err_init(err);
+	*won = 0;
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.fire = fire;
+	a.won = won;
+	a.check = 1;
+	if (run_op(st, claim_fn, &a, err) == -1) {
+		*won = 0;
+		return (-1);
+	}
+	if (*won)
+		uncertain_del(st, id, fire);
+	return (0);
+}
+
+struct batch_arg {
+	const char *const *ids;
+	size_t		 n;
+	time_t		 fire;
+	size_t		 max;
+	unsigned char	*won;
+	size_t		*nwon;
+	int		 resolve;
+	/* the piece at hand */
+	size_t		 off;
+	size_t		 k;
+	size_t		*sel;
+	size_t		 nsel;
+};
+
+/* Rows naming ids of the piece at hand: remember which. */
+static int
+batch_row(void *arg, const struct sval *c, size_t n)
+{
+	struct batch_arg	*a = arg;
+	const char		*id = str_of(&c[0]);
+	size_t			 i;
+
+	for (i = a->off; i < a->off + a->k; i++)
+		if (strcmp(a->ids[i], id) == 0 && !a->won[i]) {
+			a->sel[a->nsel++] = i;
+			break;
+		}
+	return (0);
+}
+
+static int
+batch_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct batch_arg	*a = arg;
+	struct sval		*p;
+	size_t			 max = st->s_ops->o_max_list, i, j, k, np;
+	size_t			 left;
+	int64_t			 changed;
+	int			 rc = -1;
+
+	memset(a->won, 0, a->n);
+	*a->nwon = 0;
+	if ((p = reallocarray(NULL, max + 3, sizeof(*p))) == NULL)
+		return (nomem(err));
+	if ((a->sel = reallocarray(NULL, max, sizeof(*a->sel))) == NULL) {
+		free(p);
+		return (nomem(err));
+	}
+	/* After a lost result: first take what is already ours. */
+	if (a->resolve) {
+		for (a->off = 0; a->off < a->n; a->off += a->k) {
+			a->k = piece(a->n - a->off, max);
+			for (i = 0; i < a->k; i++)
+				p[i] = SVS(a->ids[a->off + i]);
+			p[a->k] = SVI(a->fire);
+			p[a->k + 1] = SVS(st->s_node);
+			a->nsel = 0;
+			if (xexec(st, "batch.mine", S_BATCH_MINE, a->k, p,
+			    a->k + 2, batch_row, a, NULL, err) == -1)
+				goto lost;
+			for (i = 0; i < a->nsel; i++) {
+				if (*a->nwon < a->max) {
+					a->won[a->sel[i]] = 1;
+					(*a->nwon)++;
+				}
+			}
+		}
+	}
+	if (xbegin(st, err) == -1)
+		goto lost;
+	for (a->off = 0; a->off < a->n && *a->nwon < a->max;
+	    a->off += a->k) {
+		a->k = piece(a->n - a->off, max);
+		left = a->max - *a->nwon;
+		for (i = 0; i < a->k; i++)
+			p[i] = SVS(a->ids[a->off + i]);
+		p[a->k] = SVI(a->fire);
+		p[a->k + 1] = SVI(left);
+		a->nsel = 0;
+		if (xexec(st, "batch.select", S_BATCH_SELECT, a->k, p,
+		    a->k + 2, batch_row, a, NULL, err) == -1)
+			goto lost;
+		if (a->nsel > left)
+			a->nsel = left;
+		/* Update the rows selected (and locked), in pieces. */
+		for (i = 0; i < a->nsel; i += k) {
+			k = piece(a->nsel - i, max);
+			np = 0;
+			p[np++] = SVI(a->fire);
+			p[np++] = SVS(st->s_node);
+			for (j = 0; j < k; j++)
+				p[np++] = SVS(a->ids[a->sel[i + j]]);
+			p[np++] = SVI(a->fire);
+			if (xexec(st, "batch.update", S_BATCH_UPDATE, k, p, np,
+			    NULL, NULL, &changed, err) == -1)
+				goto lost;
+			if ((size_t)changed != k) {
+				store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0,
+				    "batch claim changed %lld of %zu rows",
+				    (long long)changed, k);
+				goto out;
+			}
+			for (j = 0; j < k; j++)
+				a->won[a->sel[i + j]] = 1;
+			*a->nwon += k;
+		}
+	}
+	if (xcommit(st, "batch", err) == -1)
+		goto lost;
+	rc = 0;
+	goto out;
+lost:
+	if (err->se_kind == SE_LOST)
+		a->resolve = 1;
+out:
+	if (rc == -1) {
+		memset(a->won, 0, a->n);
+		*a->nwon = 0;
+	}
+	free(a->sel);
+	a->sel = NULL;
+	free(p);
+	return (rc);
+}
+
+int
+store_claim_batch(struct store *st, const char *const *ids, size_t n,
+    time_t fire, size_t max, unsigned char *won, size_t *nwon,
+    struct store_error *err)
+{
+	struct batch_arg	 a;
+
+	err = err_init(err);
+	*nwon = 0;
+	memset(won, 0, n);
+	if (n == 0 || max == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.ids = ids;
+	a.n = n;
+	a.fire = fire;
+	a.max = max;
+	a.won = won;
+	a.nwon = nwon;
+	a.resolve = st->s_batch_fire == fire;
+	if (run_op(st, batch_fn, &a, err) == -1) {
+		if (a.resolve)
+			st->s_batch_fire = fire;
+		return (-1);
+	}
+	st->s_batch_fire = 0;
+	return (0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs. */
+
+const char *
+store_run_state_name(enum store_run_state s)
+{
+	switch (s) {
+	case RUN_RUNNING:
+		return ("running");
+	case RUN_FINISHED:
+		return ("finished");
+	case RUN_LOST:
+		return ("lost");
+	case RUN_MISSED:
+		return ("missed");
+	case RUN_SKIPPED:
+		return ("skipped");
+	}
+	return ("unknown");
+}
+
+struct run_arg {
+	const char	*job;
+	time_t		 fire;
+	int		 attempt;
+	int		 pid;
+	int64_t		 t;
+	int64_t		*id;
+	/* store_run_end */
+	int		 exit;
+	int		 sig;
+	const char	*out;
+	size_t		 outlen;
+	int64_t		 total;
+	int		 state;
+	/* S_RUN_FIND's answer */
+	int		 found;
+	int64_t		 fid;
+	char		 node[256];
+};
+
+static int
+find_row(void *arg, const struct sval *c, size_t n)
+{
+	struct run_arg	*a = arg;
+
+	a->found = 1;
+	a->fid = int_of(&c[0]);
+	strlcpy(a->node, str_of(&c[1]), sizeof(a->node));
+	return (0);
+}
+
+static int
+start_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[6];
+
+	p[0] = SVS(a->job);
+	p[1] = SVI(a->fire);
+	p[2] = SVI(a->attempt);
+	p[3] = SVS(st->s_node);
+	p[4] = SVI(a->pid);
+	p[5] = SVI(a->t);
+	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+		return (-1);
+	if (xexec(st, "run_start", S_RUN_INSERT, 0, p, 6, NULL, NULL, NULL,
+	    err) == 0) {
+		*a->id = st->s_ops->o_insert_id(st);
+		if (st->s_ops->o_ddl_trx && xcommit(st, "run_start", err) == -1)
+			return (-1);
+		return (0);
+	}
+	if (err->se_kind != SE_DUP)
+		return (-1);
+	if (st->s_in_trx) {
+		st->s_ops->o_rollback(st);
+		st->s_in_trx = 0;
+	}
+	/* Recorded already: by us (a lost result), or someone else. */
+	a->found = 0;
+	memset(err, 0, sizeof(*err));
+	if (xexec(st, "run_start.find", S_RUN_FIND, 0, p, 3, find_row, a,
+	    NULL, err) == -1)
+		return (-1);
+	if (a->found && strcmp(a->node, st->s_node) == 0) {
+		*a->id = a->fid;
+		return (0);
+	}
+	store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "attempt %d of fire "
+	    "%lld of job %s was started by node %s", a->attempt,
+	    (long long)a->fire, a->job, a->found ? a->node : "(unknown)");
+	return (-1);
+}
+
+int
+store_run_start(struct store *st, const char *job, time_t fire,
+    int attempt, int pid, int64_t start, int64_t *id,
+    struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	*id = 0;
+	if (attempt < 1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+		    "run attempts count from 1");
+		return (-1);
+	}
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	a.attempt = attempt;
+	a.pid = pid;
+	a.t = start;
+	a.id = id;
+	if (run_op(st, start_fn, &a, err) == -1) {
+		*id = 0;
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+end_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[6];
+
+	p[0] = SVI(a->t);
+	p[1] = SVI(a->exit);
+	p[2] = SVI(a->sig);
+	p[3] = SVB(a->out != NULL ? a->out : "", a->outlen);
+	p[4] = SVI(a->total);
+	p[5] = SVI(*a->id);
+	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+		return (-1);
+	if (xexec(st, "run_end", S_RUN_END, 0, p, 6, NULL, NULL, NULL,
+	    err) == -1)
+		return (-1);
+	if (st->s_ops->o_ddl_trx && xcommit(st, "run_end", err) == -1)
+		return (-1);
+	return (0);
+}
+
+int
+store_run_end(struct store *st, int64_t id, int64_t end, int status,
+    const char *out, size_t outlen, struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	memset(&a, 0, sizeof(a));
+	a.id = &id;
+	a.t = end;
+	if (WIFSIGNALED(status)) {
+		a.exit = -1;
+		a.sig = WTERMSIG(status);
+	} else {
+		a.exit = WEXITSTATUS(status);
+		a.sig = 0;
+	}
+	a.out = out;
+	a.total = (int64_t)outlen;
+	a.outlen = outlen < st->s_output_max ? outlen : st->s_output_max;
+	return (run_op(st, end_fn, &a, err));
+}
+
+static int
+note_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[6];
+
+	p[0] = SVS(a->job);
+	p[1] = SVI(a->fire);
+	p[2] = SVS(st->s_node);
+	p[3] = SVI(a->t);
+	p[4] = SVI(a->t);
+	p[5] = SVI(a->state);
+	return (xexec(st, "note", S_FIRE_NOTE, 0, p, 6, NULL, NULL, NULL,
+	    err));
+}
+
+int
+store_fire_note(struct store *st, const char *job, time_t fire,
+    enum store_run_state state, int64_t when, struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	if (state != RUN_MISSED && state != RUN_SKIPPED) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+		    "only missed and skipped fires are noted");
+		return (-1);
+	}
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	a.t = when;
+	a.state = state;
+	return (run_op(st, note_fn, &a, err));
+}
+
+static int
+run_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_run	*r;
+
+	if ((r = vec_push(arg)) == NULL)
+		return (-1);
+	r->r_id = int_of(&c[0]);
+	r->r_fire = (time_t)int_of(&c[2]);
+	r->r_attempt = (int)int_of(&c[3]);
+	r->r_pid = (int)int_of(&c[5]);
+	r->r_start = int_of(&c[6]);
+	r->r_end = int_of(&c[7]);
+	r->r_state = (enum store_run_state)int_of(&c[8]);
+	r->r_exit = (int)int_of(&c[9]);
+	r->r_signal = (int)int_of(&c[10]);
+	r->r_outlen = c[11].v_type == SV_NULL ? 0 : c[11].v_len;
+	r->r_outtotal = int_of(&c[12]);
+	if ((r->r_job = strdup(str_of(&c[1]))) == NULL ||
+	    (r->r_node = strdup(str_of(&c[4]))) == NULL ||
+	    (r->r_output = dupn(str_of(&c[11]), r->r_outlen)) == NULL) {
+		free(r->r_job);
+		free(r->r_node);
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	return (0);
+}
+
+void
+store_runs_free(struct store_run *r, size_t n)
+{
+	size_t	 i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(r[i].r_job);
+		free(r[i].r_node);
+		free(r[i].r_output);
+	}
+	free(r);
+}
+
+static void
+runs_free(void *p, size_t n)
+{
+	store_runs_free(p, n);
+}
+
+static int
+runs_list(struct store *st, struct list_arg *a, struct store_run **out,
+    size_t *n, struct store_error *err)
+{
+	void	*p = NULL;
+
+	a->point = "list";
+	a->row = run_row;
+	a->v.v_size = sizeof(struct store_run);
+	a->fr = runs_free;
+	if (list_run(st, a, &p, n, err) == -1)
+		return (-1);
+	*out = p;
+	return (0);
+}
+
+int
+store_runs_list(struct store *st, const char *job, size_t limit,
+    struct store_run **out, size_t *n, struct store_error *err)
+{
+	struct list_arg	 a;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	if (limit == 0 || limit > INT64_MAX)
+		limit = INT32_MAX;
+	if (job == NULL) {
+		a.s = S_RUNS_LIST;
+		a.p[0] = SVI(limit);
+		a.np = 1;
+	} else {
+		a.s = S_RUNS_JOB;
+		a.p[0] = SVS(job);
+		a.p[1] = SVI(limit);
+		a.np = 2;
+	}
+	return (runs_list(st, &a, out, n, err));
+}
+
+int
+store_runs_running(struct store *st, const char *node,
+    struct store_run **out, size_t *n, struct store_error *err)
+{
+	struct list_arg	 a;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.s = node == NULL ? S_RUNS_RUNNING : S_RUNS_RUNNING_NODE;
+	a.p[0] = SVS(node);
+	a.np = node == NULL ? 0 : 1;
+	return (runs_list(st, &a, out, n, err));
+}
+
+/* ------------------------------------------------------------------ */
+/* Nodes. */
+
+struct beat_arg {
+	int64_t		 clock;
+	int		 running;
+	const char	*name;
+	int		 drain;
+	/* S_BEAT_READ's answer */
+	int64_t		 now;
+	int		 has;
+	int		 state;
+};
+
+static int
+beat_row(void *arg, const struct sval *c, size_t n)
+{
+	struct beat_arg	*a = arg;
+
+	a->now = int_of(&c[0]);
+	a->has = c[1].v_type != SV_NULL;
+	a->state = (int)int_of(&c[1]);
+	return (0);
+}
+
+static int
+beat_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct beat_arg	*a = arg;
+	struct sval	 p[6];
+
+	p[0] = SVS(st->s_node);
+	if (xexec(st, "beat.read", S_BEAT_READ, 0, p, 1, beat_row, a, NULL,
+	    err) == -1)
+		return (-1);
+	p[1] = SVI(a->now);
+	p[2] = SVI(a->now);
+	p[3] = SVI(a->clock - a->now);
+	p[4] = SVI(a->running);
+	p[5] = SVI(st->s_beat_first);
+	if (xexec(st, "beat", S_BEAT, 0, p, 6, NULL, NULL, NULL, err) == -1)
+		return (-1);
+	st->s_beat_first = 0;
+	return (0);
+}
+
+int
+store_heartbeat(struct store *st, int64_t clock, int running,
+    int64_t *store_ms, int *draining, struct store_error *err)
+{
+	struct beat_arg	 a;
+
+	err = err_init(err);
+	*store_ms = 0;
+	*draining = 0;
+	memset(&a, 0, sizeof(a));
+	a.clock = clock;
+	a.running = running;
+	if (run_op(st, beat_fn, &a, err) == -1)
+		return (-1);
+	*store_ms = a.now;
+	*draining = a.has && a.state == NODE_DRAINING;
+	return (0);
+}
+
+static int
+drain_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct beat_arg	*a = arg;
+	struct sval	 p[2];
+	int64_t		 changed;
+
+	p[0] = SVI(a->drain ? NODE_DRAINING : NODE_ACTIVE);
+	p[1] = SVS(a->name);
+	if (xexec(st, "node", S_NODE_DRAIN, 0, p, 2, NULL, NULL, &changed,
+	    err) == -1)
+		return (-1);
+	if (changed > 0)
+		return (0);
+	a->has = 0;
+	if (xexec(st, "node", S_BEAT_READ, 0, &p[1], 1, beat_row, a, NULL,
+	    err) == -1)
+		return (-1);
+	if (!a->has) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0,
+		    "no node %s in the store", a->name);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+store_node_drain(struct store *st, const char *name, int drain,
+    struct store_error *err)
+{
+	struct beat_arg	 a;
+
+	err = err_init(err);
+	memset(&a, 0, sizeof(a));
+	a.name = name;
+	a.drain = drain;
+	return (run_op(st, drain_fn, &a, err));
+}
+
+static int
+node_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_node	*nd;
+
+	if ((nd = vec_push(arg)) == NULL)
+		return (-1);
+	if ((nd->n_name = strdup(str_of(&c[0]))) == NULL) {
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	nd->n_started = int_of(&c[1]);
+	nd->n_beat = int_of(&c[2]);
+	nd->n_skew = int_of(&c[3]);
+	nd->n_state = (enum store_node_state)int_of(&c[4]);
+	nd->n_running = (int)int_of(&c[5]);
+	return (0);
+}
+
+void
+store_nodes_free(struct store_node *nd, size_t n)
+{
+	size_t	 i;
+
+	if (nd == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(nd[i].n_name);
+	free(nd);
+}
+
+static void
+nodes_free(void *p, size_t n)
+{
+	store_nodes_free(p, n);
+}
+
+int
+store_nodes_list(struct store *st, struct store_node **out, size_t *n,
+    struct store_error *err)
+{
+	struct list_arg	 a;
+	void		*p = NULL;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.s = S_NODES_LIST;
+	a.point = "list";
+	a.row = node_row;
+	a.v.v_size = sizeof(struct store_node);
+	a.fr = nodes_free;
+	if (list_run(st, &a, &p, n, err) == -1)
+		return (-1);
+	*out = p;
+	return (0);
+}
+
+struct count_arg {
+	int64_t		 a1;
+	int64_t		 a2;
+	size_t		 a3;
+	const char	*name;
+	size_t		 n;
+	int		 held;
+	char		 holder[256];
+	int		 found;
+	struct vec	 jobs;
+};
+
+static int
+lost_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct count_arg	*a = arg;
+	struct sval		 p = SVI(a->a1);
+	int64_t			 changed;
+
+	if (xexec(st, "lost", S_MARK_LOST, 0, &p, 1, NULL, NULL, &changed,
+	    err) == -1)
+		return (-1);
+	a->n = (size_t)changed;
+	return (0);
+}
+
+int
+store_runs_mark_lost(struct store *st, int64_t timeout, size_t *n,
+    struct store_error *err)
+{
+	struct count_arg	 a;
+
+	err = err_init(err);
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.a1 = timeout;
+	if (run_op(st, lost_fn, &a, err) == -1)
+		return (-1);
+	*n = a.n;
+	return (0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Leases and trimming. */
+
+static int
+holder_row(void *arg, const struct sval *c, size_t n)
+{
+	struct count_arg	*a = arg;
+
+	a->found = 1;
+	strlcpy(a->holder, str_of(&c[0]), sizeof(a->holder));
+	return (0);
+}
+
+static int
+lease_take(struct store *st, struct count_arg *a, struct store_error *err)
+{
+	struct sval	 p[4];
+	int64_t		 changed;
+
+	a->held = 0;
+	p[0] = SVS(st->s_node);
+	p[1] = SVI(a->a1);
+	p[2] = SVS(a->name);
+	p[3] = SVS(st->s_node);
+	if (xexec(st, "lease", S_LEASE_UPDATE, 0, p, 4, NULL, NULL, &changed,
+	    err) == -1)
+		return (-1);
+	if (changed == 0) {
+		p[0] = SVS(a->name);
+		p[1] = SVS(st->s_node);
+		p[2] = SVI(a->a1);
+		if (xexec(st, "lease", S_LEASE_INSERT, 0, p, 3, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+	}
+	if (changed == 0) {
+		a->found = 0;
+		if (xexec(st, "lease", S_LEASE_READ, 0, p, 1, holder_row, a,
+		    NULL, err) == -1)
+			return (-1);
+		a->held = a->found && strcmp(a->holder, st->s_node) == 0;
+	} else
+		a->held = 1;
+	return (0);
+}
+
+static int
+lease_fn(struct store *st, void *arg, struct store_error *err)
+{
+	return (lease_take(st, arg, err));
+}
+
+int
+store_lease_take(struct store *st, const char *name, int64_t ttl, int *held,
+    struct store_error *err)
+{
+	struct count_arg	 a;
+
+	err = err_init(err);
+	*held = 0;
+	memset(&a, 0, sizeof(a));
+	a.name = name;
+	a.a1 = ttl;
+	if (run_op(st, lease_fn, &a, err) == -1)
+		return (-1);
+	*held = a.held;
+	return (0);
+}
+
+static int
+drop_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct count_arg	*a = arg;
+	struct sval		 p[2];
+
+	p[0] = SVS(a->name);
+	p[1] = SVS(st->s_node);
+	return (xexec(st, "lease", S_LEASE_DROP, 0, p, 2, NULL, NULL, NULL,
+	    err));
+}
+
+int
+store_lease_drop(struct store *st, const char *name, struct store_error *err)
+{
+	struct count_arg	 a;
+
+	err = err_init(err);
+	memset(&a, 0, sizeof(a));
+	a.name = name;
+	return (run_op(st, drop_fn, &a, err));
+}
+
+static int
+trimjob_row(void *arg, const struct sval *c, size_t n)
+{
+	char	**p;
+
+	if ((p = vec_push(arg)) == NULL)
+		return (-1);
+	if ((*p = strdup(str_of(&c[0]))) == NULL) {
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+cut_row(void *arg, const struct sval *c, size_t n)
+{
+	*(int64_t *)arg = int_of(&c[0]);
+	return (0);
+}
+
+static void
+strs_free(struct vec *v)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->v_n; i++)
+		free(((char **)v->v_p)[i]);
+	free(v->v_p);
+	v->v_p = NULL;
+	v->v_n = v->v_cap = 0;
+}
+
+static int
+trim_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct count_arg	*a = arg;
+	struct sval		 p[2];
+	int64_t			 changed, cut, ttl = a->a1;
+	size_t			 i;
+	char			*job;
+
+	a->n = 0;
+	a->name = "trim";
+	if (lease_take(st, a, err) == -1)
+		return (-1);
+	if (!a->held)
+		return (0);
+	if (a->a2 > 0) {
+		p[0] = SVI(a->a2);
+		if (xexec(st, "trim", S_TRIM_AGE, 0, p, 1, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+		a->n += (size_t)changed;
+	}
+	if (a->a3 == 0)
+		return (0);
+	strs_free(&a->jobs);
+	a->jobs.v_size = sizeof(char *);
+	p[0] = SVI(a->a3);
+	if (xexec(st, "trim", S_TRIM_JOBS, 0, p, 1, trimjob_row, &a->jobs,
+	    NULL, err) == -1)
+		return (-1);
+	for (i = 0; i < a->jobs.v_n; i++) {
+		job = ((char **)a->jobs.v_p)[i];
+		p[0] = SVS(job);
+		p[1] = SVI(a->a3 - 1);
+		cut = 0;
+		if (xexec(st, "trim", S_TRIM_CUT, 0, p, 2, cut_row, &cut,
+		    NULL, err) == -1)
+			return (-1);
+		if (cut == 0)
+			continue;
+		p[1] = SVI(cut);
+		if (xexec(st, "trim", S_TRIM_JOB, 0, p, 2, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+		a->n += (size_t)changed;
+	}
+	(void)ttl;
+	return (0);
+}
+
+int
+store_trim(struct store *st, int64_t max_age, size_t max_runs, int64_t ttl,
+    size_t *n, struct store_error *err)
+{
+	struct count_arg	 a;
+	int			 rc;
+
+	err = err_init(err);
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.a1 = ttl > 0 ? ttl : 60000;
+	a.a2 = max_age;
+	a.a3 = max_runs;
+	rc = run_op(st, trim_fn, &a, err);
+	strs_free(&a.jobs);
+	if (rc == 0)
+		*n = a.n;
+	return (rc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tables. */
+
+struct table_arg {
+	const char	*owner;
+	const char	*text;
+	int64_t		 expected;
+	int64_t		 version;
+	char		*got;
+	int		 found;
+	int		 resolve;
+};
+
+static int
+table_row(void *arg, const struct sval *c, size_t n)
+{
+	struct table_arg	*a = arg;
+
+	a->found = 1;
+	a->version = int_of(&c[1]);
+	free(a->got);
+	a->got = NULL;
+	if (c[0].v_type != SV_NULL &&
+	    (a->got = dupn(c[0].v_str, c[0].v_len)) == NULL)
+		return (-1);
+	return (0);
+}
+
+static int
+table_get_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct table_arg	*a = arg;
+	struct sval		 p = SVS(a->owner);
+
+	a->found = 0;
+	a->version = 0;
+	return (xexec(st, "table.get", S_TABLE_GET, 0, &p, 1, table_row, a,
+	    NULL, err));
+}
+
+int
+store_table_get(struct store *st, const char *owner, char **text,
+    int64_t *version, struct store_error *err)
+{
+	struct table_arg	 a;
+
+	err = err_init(err);
+	*text = NULL;
+	*version = 0;
+	memset(&a, 0, sizeof(a));
+	a.owner = owner;
+	if (run_op(st, table_get_fn, &a, err) == -1) {
+		free(a.got);
+		return (-1);
+	}
+	*text = a.got;
+	*version = a.version;
+	return (0);
+}
+
+static int
+same_text(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a == b);
+	return (strcmp(a, b) == 0);
+}
+
+static int
+table_put_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct table_arg	*a = arg;
+	struct sval		 p[4];
+	int64_t			 changed = 0;
+
+	if (a->expected == 0) {
+		if (a->text == NULL) {
+			/* Deleting nothing: fine if there is nothing. */
+			if (table_get_fn(st, a, err) == -1)
+				return (-1);
+			if (a->found && a->got != NULL)
+				goto conflict;
+			a->version = a->found ? a->version : 0;
+			return (0);
+		}
+		p[0] = SVS(a->owner);
+		p[1] = SVS(a->text);
+		p[2] = SVS(st->s_node);
+		if (xexec(st, "table", S_TABLE_INSERT, 0, p, 3, NULL, NULL,
+		    &changed, err) == 0) {
+			a->version = 1;
+			return (0);
+		}
+		if (err->se_kind == SE_LOST)
+			a->resolve = 1;
+		if (err->se_kind != SE_DUP)
+			return (-1);
+		memset(err, 0, sizeof(*err));
+	} else {
+		p[0] = SVS(a->text);
+		p[1] = SVS(st->s_node);
+		p[2] = SVS(a->owner);
+		p[3] = SVI(a->expected);
+		if (xexec(st, "table", S_TABLE_UPDATE, 0, p, 4, NULL, NULL,
+		    &changed, err) == -1) {
+			if (err->se_kind == SE_LOST)
+				a->resolve = 1;
+			return (-1);
+		}
+		if (changed == 1) {
+			a->version = a->expected + 1;
+			return (0);
+		}
+	}
+	/* Not written now: perhaps by our own earlier attempt. */
+	if (table_get_fn(st, a, err) == -1)
+		return (-1);
+	if (a->resolve && a->found && a->version == a->expected + 1 &&
+	    same_text(a->got, a->text))
+		return (0);
+conflict:
+	store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "the table of %s was "
+	    "changed by someone else (now version %lld, expected %lld)",
+	    a->owner, (long long)(a->found ? a->version : 0),
+	    (long long)a->expected);
+	return (-1);
+}
+
+int
+store_table_put(struct store *st, const char *owner, const char *text,
+    int64_t expected, int64_t *version, struct store_error *err)
+{
+	struct table_arg	 a;
+	int			 rc;
+
+	err = err_init(err);
+	*version = 0;
+	memset(&a, 0, sizeof(a));
+	a.owner = owner;
+	a.text = text;
+	a.expected = expected;
+	rc = run_op(st, table_put_fn, &a, err);
+	free(a.got);
+	if (rc == 0)
+		*version = a.version;
+	return (rc);
+}
+
+static int
+tables_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_table	*t;
+
+	if (c[1].v_type == SV_NULL)
+		return (0);	/* deleted */
+	if ((t = vec_push(arg)) == NULL)
+		return (-1);
+	if ((t->t_owner = strdup(str_of(&c[0]))) == NULL ||
+	    (t->t_text = dupn(c[1].v_str, c[1].v_len)) == NULL) {
+		free(t->t_owner);
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	t->t_version = int_of(&c[2]);
+	t->t_updated = int_of(&c[3]);
+	return (0);
+}
+
+void
+store_tables_free(struct store_table *t, size_t n)
+{
+	size_t	 i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(t[i].t_owner);
+		free(t[i].t_text);
+	}
+	free(t);
+}
+
+static void
+tables_free(void *p, size_t n)
+{
+	store_tables_free(p, n);
+}
+
+int
+store_tables_list(struct store *st, struct store_table **out, size_t *n,
+    struct store_error *err)
+{
+	struct list_arg	 a;
+	void		*p = NULL;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.s = S_TABLES_LIST;
+	a.point = "list";
+	a.row = tables_row;
+	a.v.v_size = sizeof(struct store_table);
+	a.fr = tables_free;
+	if (list_run(st, &a, &p, n, err) == -1)
+		return (-1);
+	*out = p;
+	return (0);
+}

@@ -1,0 +1,358 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store.h: the store, clustercron's only door to a database.  One
+ * interface, two backends picked at run time by the URL: SQLite (one
+ * machine, the embedded default) and MySQL/MariaDB (a cluster).  It
+ * holds the jobs and their claims, the runs, the nodes' heartbeats,
+ * the tables ctab stores and the leases that take turns at chores.
+ *
+ * Why a claim has one winner.  Every job has one row whose last_fire
+ * column holds the latest fire (scheduled instant, UTC seconds) that
+ * some node claimed.  A claim is one committed conditional write on
+ * that row by primary key:
+ *
+ *	UPDATE jobs SET last_fire = F, claimed_by = N, ...
+ *	    WHERE id = J AND last_fire < F AND paused = 0
+ *
+ * The database's row lock serialises the contenders; the first to
+ * commit changes the row and every later one finds last_fire = F and
+ * changes nothing.  A node won iff its statement changed one row.  No
+ * lock is held across round trips and no range is locked.  When the
+ * connection drops while the statement is in flight the outcome is not
+ * guessed: the store reconnects, issues the same write again (it waits
+ * behind a still-running earlier attempt on the row lock) and reads the
+ * row: the fire is ours iff it says last_fire = F and claimed_by = us.
+ *
+ * A struct store is one connection (one SQLite handle or one MariaDB
+ * session) and is not safe for concurrent use; a daemon that wants its
+ * heartbeats not to queue behind job work opens a second store.
+ *
+ * Conventions.  Functions return 0 on success or -1 with *err filled
+ * (err may be NULL when the caller does not care).  OUT pointers are
+ * NULL (or zero) on failure.  Strings passed in are borrowed for the
+ * duration of the call.  Lists returned are arrays the caller frees
+ * with the matching *_free function.  Times: fires are UTC seconds;
+ * every other time is milliseconds since the epoch, either the caller's
+ * (node) clock where the caller passes it or the store's clock where
+ * the store stamps it, as each function says.
+ */
+
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct store;
+
+/* Error classes: what the caller should do about it. */
+enum store_class {
+	STORE_OK = 0,
+	STORE_TRANSIENT,	/* try again later (busy, deadlock, down) */
+	STORE_CONFLICT,		/* someone else changed it first */
+	STORE_FATAL		/* configuration, schema or a bug */
+};
+
+#define STORE_MSGLEN	256
+struct store_error {
+	enum store_class se_class;
+	int		 se_lost;	/* the connection was lost */
+	int		 se_code;	/* backend error number, or 0 */
+	int		 se_kind;	/* private: retry/duplicate/... */
+	char		 se_msg[STORE_MSGLEN]; /* never holds a password */
+};
+
+/*
+ * What store_open() needs.  Every pointer is borrowed for the duration
+ * of store_open() only.  Zero numbers mean the default.
+ *
+ * sc_url:	"sqlite:/path/file.db" or a bare path for SQLite;
+ *		"mysql://host[:port]/db", "mysql:///db?socket=/path" or
+ *		"mysql:///db" (host or socket from the option file) for
+ *		MySQL/MariaDB.  A URL never holds a user or password.
+ * sc_mysql_file, sc_mysql_group: the option file and group the user,
+ *		password (and defaults for host, socket) are read from,
+ *		as the mysql tools read them.  A file holding a password
+ *		that is readable by group or others is refused.
+ */
+struct store_config {
+	const char	*sc_url;
+	const char	*sc_mysql_file;
+	const char	*sc_mysql_group;	/* default "client" */
+	const char	*sc_node;		/* this node's name */
+	unsigned int	 sc_connect_timeout;	/* seconds, default 5 */
+	unsigned int	 sc_read_timeout;	/* seconds, default 30 */
+	unsigned int	 sc_busy_timeout;	/* SQLite, ms, default 5000 */
+	size_t		 sc_output_max;		/* bytes per run, 4096 */
+	unsigned int	 sc_retries;		/* deadlock retries, 5 */
+	int		 sc_schema;		/* tests: 0 current, else N */
+};
+
+/*
+ * store_open() connects as the config says, creates the schema or
+ * migrates it forward to the current version, and returns the store in
+ * *out.  A schema newer than this program's is refused (STORE_FATAL).
+ * Returns 0, or -1 with *out NULL and *err filled.  The caller closes
+ * the store with store_close(), which accepts NULL.
+ */
+int	 store_open(const struct store_config *, struct store **,
+	    struct store_error *);
+void	 store_close(struct store *);
+/* "sqlite" or "mysql"; static storage. */
+const char *store_backend(const struct store *);
+/* The schema version this program writes. */
+int	 store_schema_current(void);
+/* The version recorded in the open store. */
+int	 store_schema_version(struct store *, int *, struct store_error *);
+/* The store's clock, ms since the epoch. */
+int	 store_now(struct store *, int64_t *, struct store_error *);
+
+/*
+ * Jobs.  A job is known by its identity (parser's cron_entry_id()).
+ * Registering writes the descriptive columns and leaves the claim
+ * columns alone, so re-registering a job never forgets its last fire;
+ * unchanged rows are not rewritten.
+ */
+#define STORE_IDLEN	64
+struct store_job {
+	char		*j_id;
+	char		*j_owner;
+	char		*j_sched;	/* schedule text as written */
+	char		*j_zone;	/* CRON_TZ, or "" */
+	char		*j_cmd;		/* command summary */
+	int		 j_scope;	/* enum cron_scope */
+	int		 j_overlap;	/* enum cron_overlap */
+	int		 j_misfire;	/* enum cron_misfire */
+	uint32_t	 j_grace;	/* seconds */
+	int		 j_paused;
+	/* Read-only: filled by the listing functions. */
+	time_t		 j_last_fire;	/* 0: never claimed */
+	char		*j_claimed_by;	/* "" when never claimed */
+	int64_t		 j_claimed_at;	/* store clock, ms */
+};
+
+/*
+ * store_jobs_register() inserts or updates n jobs (their j_id .. j_grace
+ * members; j_paused is left as the store has it).  Borrowed.  Done in
+ * one transaction on SQLite and in multi-row batches on MariaDB.
+ */
+int	 store_jobs_register(struct store *, const struct store_job *,
+	    size_t, struct store_error *);
+/* Remove a job and its claim state (its runs stay until trimmed). */
+int	 store_job_delete(struct store *, const char *, struct store_error *);
+/* Set or clear the paused flag; 0, or -1 (STORE_CONFLICT: no job). */
+int	 store_job_pause(struct store *, const char *, int,
+	    struct store_error *);
+/*
+ * store_jobs_list() returns all jobs (owner NULL) or one owner's, sorted
+ * by owner and id, in a new array *out of *n the caller frees with
+ * store_jobs_free(*out, *n).  store_job_get() returns one job in *out
+ * (NULL and 0 when there is none).
+ */
+int	 store_jobs_list(struct store *, const char *, struct store_job **,
+	    size_t *, struct store_error *);
+int	 store_job_get(struct store *, const char *, struct store_job **,
+	    struct store_error *);
+void	 store_jobs_free(struct store_job *, size_t);
+
+/*
+ * Claims.  store_claim() tries to claim the fire (job id, instant) for
+ * this node.  Returns 0 with *won set to 1 (ours) or 0 (someone else
+ * has it or a later fire, the job is paused or unknown), or -1 with
+ * *won 0 and *err filled: then the outcome is unknown and the caller
+ * must not start the job (fail closed).  A later call with the same
+ * job and fire resolves it truthfully (it returns won = 1 if an earlier
+ * attempt of ours committed).  store_claim_check() only reads: won iff
+ * the row says this node holds exactly that fire.
+ */
+int	 store_claim(struct store *, const char *, time_t, int *,
+	    struct store_error *);
+int	 store_claim_check(struct store *, const char *, time_t, int *,
+	    struct store_error *);
+/*
+ * store_claim_batch() claims at most max of the n jobs ids[], all due at
+ * the same instant, in one transaction.  won[i] is set to 1 for each
+ * job won, 0 otherwise; *nwon counts them.  On MariaDB rows locked by
+ * another node's batch are skipped (SKIP LOCKED), so contending nodes
+ * split the batch; a job not won here may still be free once that
+ * other transaction ends, so a caller with slots left may try the
+ * remaining ones with store_claim().  On failure every won[i] is 0.
+ */
+int	 store_claim_batch(struct store *, const char *const *, size_t,
+	    time_t, size_t, unsigned char *, size_t *, struct store_error *);
+
+/*
+ * Runs.  A fire's life: claimed -> running -> finished | lost; or a
+ * fire nobody started: missed | skipped.  One row per (job, fire,
+ * attempt); attempt 0 is reserved for missed and skipped fires.
+ */
+enum store_run_state {
+	RUN_RUNNING = 0,
+	RUN_FINISHED,
+	RUN_LOST,	/* its node stopped heartbeating */
+	RUN_MISSED,	/* no node could start it in time */
+	RUN_SKIPPED	/* overlap forbidden: the previous run still ran */
+};
+const char *store_run_state_name(enum store_run_state);
+
+struct store_run {
+	int64_t		 r_id;
+	char		*r_job;
+	time_t		 r_fire;
+	int		 r_attempt;
+	char		*r_node;
+	int		 r_pid;
+	int64_t		 r_start;	/* ms, node clock */
+	int64_t		 r_end;		/* ms, node clock; 0 running */
+	enum store_run_state r_state;
+	int		 r_exit;	/* exit status, or -1 */
+	int		 r_signal;	/* terminating signal, or 0 */
+	char		*r_output;	/* head, NUL-terminated */
+	size_t		 r_outlen;	/* bytes kept in r_output */
+	int64_t		 r_outtotal;	/* bytes the run wrote */
+};
+
+/*
+ * store_run_start() records that this node started attempt (>= 1) of a
+ * fire as pid at start (node clock, ms) and returns the run's id in
+ * *id.  Idempotent for this node: recording the same attempt again
+ * returns the first id; another node's row for it is STORE_CONFLICT.
+ */
+int	 store_run_start(struct store *, const char *, time_t, int, int,
+	    int64_t, int64_t *, struct store_error *);
+/*
+ * store_run_end() records the end (node clock, ms) of run id: the wait
+ * status as waitpid() gave it and the output, of which at most
+ * sc_output_max bytes are kept (outlen is the whole length written).
+ */
+int	 store_run_end(struct store *, int64_t, int64_t, int, const char *,
+	    size_t, struct store_error *);
+/*
+ * store_fire_note() records a fire that was not started, as RUN_MISSED
+ * or RUN_SKIPPED (attempt 0, this node, at `when', ms).  Noting it
+ * twice, from any node, keeps the first note.
+ */
+int	 store_fire_note(struct store *, const char *, time_t,
+	    enum store_run_state, int64_t, struct store_error *);
+/*
+ * store_runs_list() returns the newest runs first, at most limit (0: no
+ * limit), of one job or of all (job NULL), in a new array the caller
+ * frees with store_runs_free().  store_runs_running() lists the runs
+ * still running, all nodes (node NULL) or one.
+ */
+int	 store_runs_list(struct store *, const char *, size_t,
+	    struct store_run **, size_t *, struct store_error *);
+int	 store_runs_running(struct store *, const char *, struct store_run **,
+	    size_t *, struct store_error *);
+void	 store_runs_free(struct store_run *, size_t);
+
+/*
+ * Nodes.  store_heartbeat() records that this node is alive, with its
+ * own clock now (ms) and its number of running jobs, and returns the
+ * store's clock in *store_ms (the node's skew is node_ms - *store_ms,
+ * give or take a round trip) and whether the node is draining.  The
+ * first heartbeat of a process also records its start.
+ */
+enum store_node_state { NODE_ACTIVE = 0, NODE_DRAINING };
+struct store_node {
+	char		*n_name;
+	int64_t		 n_started;	/* store clock, ms */
+	int64_t		 n_beat;	/* store clock, ms */
+	int64_t		 n_skew;	/* node clock - store clock, ms */
+	enum store_node_state n_state;
+	int		 n_running;
+};
+int	 store_heartbeat(struct store *, int64_t, int, int64_t *, int *,
+	    struct store_error *);
+/* Drain (1) or resume (0) a node by name; STORE_CONFLICT if unknown. */
+int	 store_node_drain(struct store *, const char *, int,
+	    struct store_error *);
+int	 store_nodes_list(struct store *, struct store_node **, size_t *,
+	    struct store_error *);
+void	 store_nodes_free(struct store_node *, size_t);
+/*
+ * store_runs_mark_lost() marks as RUN_LOST the running runs of every
+ * node whose last heartbeat is older than timeout_ms by the store's
+ * clock, and returns how many in *n.
+ */
+int	 store_runs_mark_lost(struct store *, int64_t, size_t *,
+	    struct store_error *);
+
+/*
+ * Leases: a named row held by one node until it expires (store clock),
+ * so that chores run on one node at a time.  store_lease_take() takes
+ * or renews the lease for ttl_ms and sets *held; store_lease_drop()
+ * gives it up if held.
+ */
+int	 store_lease_take(struct store *, const char *, int64_t, int *,
+	    struct store_error *);
+int	 store_lease_drop(struct store *, const char *, struct store_error *);
+
+/*
+ * store_trim() deletes, under the lease "trim" (held for ttl_ms), the
+ * finished runs older than max_age_ms by the store's clock (0: none by
+ * age) and all but the newest max_runs of each job (0: no limit).
+ * Returns in *n how many runs went; *n is 0 when another node holds
+ * the lease.
+ */
+int	 store_trim(struct store *, int64_t, size_t, int64_t, size_t *,
+	    struct store_error *);
+
+/*
+ * Tables, for ctab: one text per owner with a version that grows by
+ * one on every change, deletion included (a deleted table keeps its
+ * row and version, so versions never go back).  store_table_get()
+ * returns a copy of the text in *text (the caller frees it) and its
+ * version: NULL and version 0 when the owner never had one, NULL and
+ * the version of the deletion when it was deleted.  store_table_put()
+ * replaces it only if the stored version is still `expected' (0: there
+ * was never one); otherwise STORE_CONFLICT, so a stale editor never
+ * rolls a table back.  text NULL deletes the table.  *version receives
+ * the new version.  store_tables_list() lists the tables that exist.
+ */
+int	 store_table_get(struct store *, const char *, char **, int64_t *,
+	    struct store_error *);
+int	 store_table_put(struct store *, const char *, const char *,
+	    int64_t, int64_t *, struct store_error *);
+struct store_table {
+	char		*t_owner;
+	char		*t_text;
+	int64_t		 t_version;
+	int64_t		 t_updated;	/* store clock, ms */
+};
+int	 store_tables_list(struct store *, struct store_table **, size_t *,
+	    struct store_error *);
+void	 store_tables_free(struct store_table *, size_t);
+
+/*
+ * Testing.  A fault hook, inert until set: the nth time (1 = next) the
+ * named point is reached (NULL or "*": any point) in this process, the
+ * store behaves as the fault says.  STORE_FAULT_DROP drops the
+ * connection there (for a point named *.after, once the statement has
+ * been carried out, so its result is lost); STORE_FAULT_RETRY makes the
+ * statement fail as a deadlock would; STORE_FAULT_FAIL as a fatal
+ * error.  store_fault_points() lists the point names, NULL-ended.
+ * store_fault_hits() says how often a fault fired since the last set.
+ */
+enum store_fault {
+	STORE_FAULT_NONE = 0,
+	STORE_FAULT_DROP,
+	STORE_FAULT_RETRY,
+	STORE_FAULT_FAIL
+};
+void	 store_fault_set(const char *, unsigned int, enum store_fault);
+const char *const *store_fault_points(void);
+unsigned int store_fault_hits(void);
+/*
+ * Tests only: store_schema_force() records another schema version, to
+ * test refusal; store_test_seed_v1() fills a store opened at schema
+ * version 1 (sc_schema = 1) with sample rows of that old layout, to
+ * test migration.
+ */
+int	 store_schema_force(struct store *, int, struct store_error *);
+int	 store_test_seed_v1(struct store *, struct store_error *);
+
+#endif /* STORE_H */

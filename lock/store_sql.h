@@ -1,0 +1,122 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store_sql.h: the statements both backends say alike, private to the
+ * backends.  The includer defines NOW, its SQL expression for the
+ * store's clock in milliseconds since the epoch, and INSERT_IGNORE.
+ * Every statement is prepared; values are always bound, never spliced.
+ * "%R" stands for a list the backend repeats n times.
+ */
+
+#ifndef STORE_SQL_H
+#define STORE_SQL_H
+
+#define SQL_META_GET	"SELECT v FROM meta WHERE k = 'schema'"
+#define SQL_NOW		"SELECT " NOW
+#define SQL_CLAIM \
+	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
+	" WHERE id = ? AND last_fire < ? AND paused = 0"
+#define SQL_CLAIM_READ	"SELECT last_fire, claimed_by FROM jobs WHERE id = ?"
+#define SQL_BATCH_SELECT \
+	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire < ? AND " \
+	"paused = 0 LIMIT ?"
+#define SQL_BATCH_UPDATE \
+	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
+	" WHERE id IN (%R) AND last_fire < ?"
+#define SQL_BATCH_MINE \
+	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire = ? AND " \
+	"claimed_by = ?"
+#define SQL_JOB_INSERT \
+	"INSERT INTO jobs (id, owner, sched, zone, cmd, scope, overlap, " \
+	"misfire, grace) VALUES %R"
+#define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define SQL_JOB_DELETE	"DELETE FROM jobs WHERE id = ?"
+#define SQL_JOB_PAUSE	"UPDATE jobs SET paused = ? WHERE id = ?"
+#define SQL_JOBCOLS \
+	"SELECT id, owner, sched, zone, cmd, scope, overlap, misfire, " \
+	"grace, paused, last_fire, COALESCE(claimed_by, ''), " \
+	"COALESCE(claimed_at, 0) FROM jobs"
+#define SQL_JOBS_LIST	SQL_JOBCOLS " ORDER BY owner, id"
+#define SQL_JOBS_OWNER	SQL_JOBCOLS " WHERE owner = ? ORDER BY id"
+#define SQL_JOB_GET	SQL_JOBCOLS " WHERE id = ?"
+#define SQL_RUN_INSERT \
+	"INSERT INTO runs (job_id, fire, attempt, node, pid, started, " \
+	"state, exit_status, sig, output_len) " \
+	"VALUES (?, ?, ?, ?, ?, ?, 0, -1, 0, 0)"
+#define SQL_RUN_FIND \
+	"SELECT id, node FROM runs WHERE job_id = ? AND fire = ? AND " \
+	"attempt = ?"
+#define SQL_RUN_END \
+	"UPDATE runs SET ended = ?, state = 1, exit_status = ?, sig = ?, " \
+	"output = ?, output_len = ? WHERE id = ? AND state IN (0, 2)"
+#define SQL_FIRE_NOTE \
+	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
+	"started, ended, state, exit_status, sig, output_len) " \
+	"VALUES (?, ?, 0, ?, 0, ?, ?, ?, -1, 0, 0)"
+#define SQL_RUNCOLS \
+	"SELECT id, job_id, fire, attempt, node, pid, started, " \
+	"COALESCE(ended, 0), state, COALESCE(exit_status, -1), sig, " \
+	"output, output_len FROM runs"
+#define SQL_RUNS_LIST	SQL_RUNCOLS " ORDER BY id DESC LIMIT ?"
+#define SQL_RUNS_JOB	SQL_RUNCOLS " WHERE job_id = ? ORDER BY id DESC LIMIT ?"
+#define SQL_RUNS_RUNNING SQL_RUNCOLS " WHERE state = 0 ORDER BY id"
+#define SQL_RUNS_RUNNING_NODE \
+	SQL_RUNCOLS " WHERE state = 0 AND node = ? ORDER BY id"
+#define SQL_BEAT_READ \
+	"SELECT " NOW ", (SELECT state FROM nodes WHERE name = ?)"
+#define SQL_BEAT_INSERT \
+	"INSERT INTO nodes (name, started, beat, skew, state, running) " \
+	"VALUES (?, ?, ?, ?, 0, ?)"
+#define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
+#define SQL_NODES_LIST \
+	"SELECT name, started, beat, skew, state, running FROM nodes " \
+	"ORDER BY name"
+#define SQL_MARK_LOST \
+	"UPDATE runs SET state = 2, ended = " NOW " WHERE state = 0 AND " \
+	"node IN (SELECT name FROM nodes WHERE beat < " NOW " - ?)"
+#define SQL_LEASE_UPDATE \
+	"UPDATE leases SET holder = ?, expires = " NOW " + ? WHERE " \
+	"name = ? AND (holder = ? OR expires < " NOW ")"
+#define SQL_LEASE_INSERT \
+	INSERT_IGNORE " INTO leases (name, holder, expires) VALUES " \
+	"(?, ?, " NOW " + ?)"
+#define SQL_LEASE_READ \
+	"SELECT holder FROM leases WHERE name = ? AND expires >= " NOW
+#define SQL_LEASE_DROP	"DELETE FROM leases WHERE name = ? AND holder = ?"
+#define SQL_TRIM_AGE \
+	"DELETE FROM runs WHERE state <> 0 AND COALESCE(ended, started) < " \
+	NOW " - ?"
+#define SQL_TRIM_JOBS \
+	"SELECT job_id FROM runs GROUP BY job_id HAVING COUNT(*) > ?"
+#define SQL_TRIM_CUT \
+	"SELECT id FROM runs WHERE job_id = ? ORDER BY id DESC LIMIT 1 " \
+	"OFFSET ?"
+#define SQL_TRIM_JOB \
+	"DELETE FROM runs WHERE job_id = ? AND id < ? AND state <> 0"
+#define SQL_TABLE_GET	"SELECT body, version FROM ctables WHERE owner = ?"
+#define SQL_TABLE_INSERT \
+	"INSERT INTO ctables (owner, body, version, updated, updated_by) " \
+	"VALUES (?, ?, 1, " NOW ", ?)"
+#define SQL_TABLE_UPDATE \
+	"UPDATE ctables SET body = ?, version = version + 1, updated = " \
+	NOW ", updated_by = ? WHERE owner = ? AND version = ?"
+#define SQL_TABLES_LIST \
+	"SELECT owner, body, version, updated FROM ctables ORDER BY owner"
+
+/* The version 1 layout's sample rows, for the migration test. */
+#define SQL_SEED_JOB \
+	"INSERT INTO jobs (id, owner, sched, cmd, last_fire, claimed_by, " \
+	"claimed_at) VALUES ('0123456789abcdef0123456789abcdef', 'alice', " \
+	"'*/5 * * * *', 'backup', 1700000000, 'old-node', 1700000000123)"
+#define SQL_SEED_RUNS \
+	"INSERT INTO runs (job_id, fire, node, pid, started, ended, " \
+	"exit_status, output) VALUES " \
+	"('0123456789abcdef0123456789abcdef', 1699999700, 'old-node', 42, " \
+	"1699999700000, 1699999701000, 3, 'done'), " \
+	"('0123456789abcdef0123456789abcdef', 1700000000, 'old-node', 43, " \
+	"1700000000000, NULL, NULL, NULL)"
+#define SQL_SEED_NODE \
+	"INSERT INTO nodes (name, beat) VALUES ('old-node', 1700000000000)"
+
+#endif /* STORE_SQL_H */

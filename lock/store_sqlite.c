@@ -1,0 +1,522 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store_sqlite.c: the SQLite backend, the embedded store for one
+ * machine.  The file is in WAL mode so readers never block the writer;
+ * every write runs in a BEGIN IMMEDIATE transaction, which takes the
+ * write lock first and so never fails half-way on a stale snapshot;
+ * waits for the lock go through a short-sleeping busy handler bounded
+ * by sc_busy_timeout (SQLite's own handler sleeps up to 100 ms at a
+ * time and starved waiting writers for seconds).  Several processes may
+ * share the file; they take turns, so keep one writer (the daemon).
+ *
+ * synchronous = FULL.  In WAL mode NORMAL is about fifteen times faster
+ * but a power cut can roll back the last commits, among them claims of
+ * fires whose jobs had already started: after the reboot the misfire
+ * policy could start them again.  FULL syncs the WAL at every commit,
+ * a few thousand claims per second, which is plenty for one machine and
+ * keeps "at most once" true through power loss.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "common.h"
+#include "store.h"
+#include "store_int.h"
+
+#define NOW	"CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+#define INSERT_IGNORE	"INSERT OR IGNORE"
+#include "store_sql.h"
+
+#define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
+
+struct sqlite_be {
+	sqlite3		*db;
+	sqlite3_stmt	*stmts[S_COUNT][NCLASS];
+	int64_t		 busy_start;
+	unsigned int	 busy_timeout;
+};
+
+static int	 sq_connect(struct store *, struct store_error *);
+static void	 sq_disconnect(struct store *);
+static void	 sq_sever(struct store *);
+static int	 sq_exec(struct store *, enum stmt, size_t,
+		    const struct sval *, size_t, store_row_fn, void *,
+		    int64_t *, struct store_error *);
+static int	 sq_exec_sql(struct store *, const char *,
+		    struct store_error *);
+static int	 sq_begin(struct store *, struct store_error *);
+static int	 sq_commit(struct store *, struct store_error *);
+static void	 sq_rollback(struct store *);
+static int64_t	 sq_insert_id(struct store *);
+
+static const char *const sq_text[S_COUNT] = {
+	[S_META_GET] = SQL_META_GET,
+	[S_META_SET] = "INSERT OR REPLACE INTO meta (k, v) VALUES "
+	    "('schema', ?)",
+	[S_NOW] = SQL_NOW,
+	[S_LOCK] = "SELECT 1",
+	[S_UNLOCK] = "SELECT 1",
+	[S_CLAIM] = SQL_CLAIM,
+	[S_CLAIM_READ] = SQL_CLAIM_READ,
+	[S_BATCH_SELECT] = SQL_BATCH_SELECT,
+	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
+	[S_BATCH_MINE] = SQL_BATCH_MINE,
+	[S_JOB_UPSERT] = SQL_JOB_INSERT " ON CONFLICT (id) DO UPDATE SET "
+	    "owner = excluded.owner, sched = excluded.sched, "
+	    "zone = excluded.zone, cmd = excluded.cmd, "
+	    "scope = excluded.scope, overlap = excluded.overlap, "
+	    "misfire = excluded.misfire, grace = excluded.grace "
+	    "WHERE owner IS NOT excluded.owner OR sched IS NOT excluded.sched "
+	    "OR zone IS NOT excluded.zone OR cmd IS NOT excluded.cmd OR "
+	    "scope IS NOT excluded.scope OR overlap IS NOT excluded.overlap "
+	    "OR misfire IS NOT excluded.misfire OR "
+	    "grace IS NOT excluded.grace",
+	[S_JOB_DELETE] = SQL_JOB_DELETE,
+	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
+	[S_JOBS_LIST] = SQL_JOBS_LIST,
+	[S_JOBS_OWNER] = SQL_JOBS_OWNER,
+	[S_JOB_GET] = SQL_JOB_GET,
+	[S_RUN_INSERT] = SQL_RUN_INSERT,
+	[S_RUN_FIND] = SQL_RUN_FIND,
+	[S_RUN_END] = SQL_RUN_END,
+	[S_FIRE_NOTE] = SQL_FIRE_NOTE,
+	[S_RUNS_LIST] = SQL_RUNS_LIST,
+	[S_RUNS_JOB] = SQL_RUNS_JOB,
+	[S_RUNS_RUNNING] = SQL_RUNS_RUNNING,
+	[S_RUNS_RUNNING_NODE] = SQL_RUNS_RUNNING_NODE,
+	[S_BEAT_READ] = SQL_BEAT_READ,
+	[S_BEAT] = SQL_BEAT_INSERT " ON CONFLICT (name) DO UPDATE SET "
+	    "started = CASE WHEN ? THEN excluded.started ELSE started END, "
+	    "beat = excluded.beat, skew = excluded.skew, "
+	    "running = excluded.running",
+	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
+	[S_NODES_LIST] = SQL_NODES_LIST,
+	[S_MARK_LOST] = SQL_MARK_LOST,
+	[S_LEASE_UPDATE] = SQL_LEASE_UPDATE,
+	[S_LEASE_INSERT] = SQL_LEASE_INSERT,
+	[S_LEASE_READ] = SQL_LEASE_READ,
+	[S_LEASE_DROP] = SQL_LEASE_DROP,
+	[S_TRIM_AGE] = SQL_TRIM_AGE,
+	[S_TRIM_JOBS] = SQL_TRIM_JOBS,
+	[S_TRIM_CUT] = SQL_TRIM_CUT,
+	[S_TRIM_JOB] = SQL_TRIM_JOB,
+	[S_TABLE_GET] = SQL_TABLE_GET,
+	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
+	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
+	[S_TABLES_LIST] = SQL_TABLES_LIST,
+};
+
+/* The unit each statement's "%R" repeats. */
+static const char *
+sq_unit(enum stmt s)
+{
+	return (s == S_JOB_UPSERT ? SQL_JOB_ROW : "?");
+}
+
+static const char *const sq_step0[] = {
+	"CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, "
+	    "v INTEGER NOT NULL)",
+	NULL
+};
+
+/* Version 1: the first layout, kept to test migration from it. */
+static const char *const sq_step1[] = {
+	"CREATE TABLE jobs (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+	    "sched TEXT NOT NULL, cmd TEXT NOT NULL, "
+	    "last_fire INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, "
+	    "claimed_at INTEGER)",
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+	    "job_id TEXT NOT NULL, fire INTEGER NOT NULL, node TEXT NOT NULL, "
+	    "pid INTEGER NOT NULL, started INTEGER NOT NULL, ended INTEGER, "
+	    "exit_status INTEGER, output BLOB)",
+	"CREATE INDEX runs_job ON runs (job_id, fire)",
+	"CREATE TABLE nodes (name TEXT PRIMARY KEY, beat INTEGER NOT NULL)",
+	NULL
+};
+
+/*
+ * Version 2: job options and pausing, attempts and states of runs with
+ * one row per (job, fire, attempt), node state and skew, stored tables
+ * and leases.
+ */
+static const char *const sq_step2[] = {
+	"ALTER TABLE jobs ADD COLUMN zone TEXT NOT NULL DEFAULT ''",
+	"ALTER TABLE jobs ADD COLUMN scope INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN overlap INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN misfire INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN grace INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN paused INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1",
+	"ALTER TABLE runs ADD COLUMN state INTEGER NOT NULL DEFAULT 1",
+	"ALTER TABLE runs ADD COLUMN sig INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE runs ADD COLUMN output_len INTEGER NOT NULL DEFAULT 0",
+	"UPDATE runs SET state = 0 WHERE ended IS NULL",
+	"UPDATE runs SET exit_status = -1 WHERE exit_status IS NULL",
+	"UPDATE runs SET output_len = length(output) WHERE output IS NOT NULL",
+	"DROP INDEX IF EXISTS runs_job",
+	"CREATE UNIQUE INDEX runs_fire ON runs (job_id, fire, attempt)",
+	"CREATE INDEX runs_state ON runs (state, node)",
+	"ALTER TABLE nodes ADD COLUMN started INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN skew INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN state INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN running INTEGER NOT NULL DEFAULT 0",
+	"CREATE TABLE ctables (owner TEXT PRIMARY KEY, body TEXT, "
+	    "version INTEGER NOT NULL, updated INTEGER NOT NULL, "
+	    "updated_by TEXT NOT NULL)",
+	"CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+	    "expires INTEGER NOT NULL)",
+	NULL
+};
+
+static const char *const *const sq_steps[] = {
+	sq_step0, sq_step1, sq_step2
+};
+
+static const char *const sq_seed[] = {
+	SQL_SEED_JOB, SQL_SEED_RUNS, SQL_SEED_NODE, NULL
+};
+
+const struct store_ops store_sqlite_ops = {
+	.o_name = "sqlite",
+	.o_connect = sq_connect,
+	.o_disconnect = sq_disconnect,
+	.o_sever = sq_sever,
+	.o_exec = sq_exec,
+	.o_exec_sql = sq_exec_sql,
+	.o_begin = sq_begin,
+	.o_commit = sq_commit,
+	.o_rollback = sq_rollback,
+	.o_insert_id = sq_insert_id,
+	.o_steps = sq_steps,
+	.o_seed_v1 = sq_seed,
+	.o_ddl_trx = 1,
+	.o_max_list = 128,
+	.o_max_rows = 256,
+};
+
+static void
+sq_error(struct store *st, int rc, const char *what, struct store_error *err)
+{
+	struct sqlite_be	*be = st->s_be;
+	const char		*msg;
+
+	msg = be != NULL && be->db != NULL ? sqlite3_errmsg(be->db) :
+	    sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		store_seterr(err, STORE_TRANSIENT, SE_RETRY, rc,
+		    "sqlite %s: %s: %s", st->s_path, what, msg);
+		break;
+	case SQLITE_CONSTRAINT:
+		store_seterr(err, STORE_CONFLICT, SE_DUP, rc,
+		    "sqlite %s: %s: %s", st->s_path, what, msg);
+		break;
+	default:
+		store_seterr(err, STORE_FATAL, SE_OTHER, rc,
+		    "sqlite %s: %s: %s", st->s_path, what, msg);
+		break;
+	}
+}
+
+/*
+ * Wait for the lock in short naps (0.2 to 2 ms) until the timeout, so
+ * that a waiting writer gets its turn soon after the lock is free.
+ */
+static int
+sq_busy(void *arg, int count)
+{
+	struct sqlite_be	*be = arg;
+	struct timespec		 ts;
+
+	if (count == 0)
+		be->busy_start = clock_mono();
+	else if (clock_mono() - be->busy_start >= be->busy_timeout)
+		return (0);
+	ts.tv_sec = 0;
+	ts.tv_nsec = (200 + (long)arc4random_uniform(count < 10 ? 300 :
+	    1800)) * 1000L;
+	nanosleep(&ts, NULL);
+	return (1);
+}
+
+static int
+sq_connect(struct store *st, struct store_error *err)
+{
+	struct sqlite_be	*be;
+	int			 rc;
+
+	if (st->s_be == NULL &&
+	    (st->s_be = calloc(1, sizeof(struct sqlite_be))) == NULL) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
+		    "out of memory");
+		return (-1);
+	}
+	be = st->s_be;
+	memset(be, 0, sizeof(*be));
+	be->busy_timeout = st->s_busy_timeout;
+	rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		sq_error(st, rc, "open", err);
+		sq_disconnect(st);
+		return (-1);
+	}
+	sqlite3_extended_result_codes(be->db, 1);
+	sqlite3_busy_handler(be->db, sq_busy, be);
+	if (sq_exec_sql(st, "PRAGMA journal_mode = WAL", err) == -1 ||
+	    sq_exec_sql(st, "PRAGMA synchronous = FULL", err) == -1 ||
+	    sq_exec_sql(st, "PRAGMA foreign_keys = OFF", err) == -1) {
+		sq_disconnect(st);
+		return (-1);
+	}
+	return (0);
+}
+
+static void
+sq_disconnect(struct store *st)
+{
+	struct sqlite_be	*be = st->s_be;
+	size_t			 i, j;
+
+	if (be == NULL || be->db == NULL)
+		return;
+	for (i = 0; i < S_COUNT; i++)
+		for (j = 0; j < NCLASS; j++) {
+			sqlite3_finalize(be->stmts[i][j]);
+			be->stmts[i][j] = NULL;
+		}
+	sqlite3_close_v2(be->db);
+	be->db = NULL;
+}
+
+/* A file has no connection to lose: closing it stands in for that. */
+static void
+sq_sever(struct store *st)
+{
+	sq_disconnect(st);
+}
+
+static int
+sq_lost(struct store *st, struct store_error *err)
+{
+	store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+	    "sqlite %s: not open", st->s_path);
+	return (-1);
+}
+
+static unsigned int
+sq_class(size_t n)
+{
+	unsigned int	 c = 0;
+
+	while (((size_t)1 << c) < n)
+		c++;
+	return (c);
+}
+
+/* Expand "%R" into n copies of the unit, comma-separated. */
+static char *
+sq_expand(const char *text, const char *unit, size_t n)
+{
+	const char	*r;
+	char		*out, *p;
+	size_t		 ul = strlen(unit), len, i;
+
+	if ((r = strstr(text, "%R")) == NULL)
+		return (strdup(text));
+	len = strlen(text) + n * (ul + 2);
+	if ((out = malloc(len)) == NULL)
+		return (NULL);
+	p = out;
+	memcpy(p, text, r - text);
+	p += r - text;
+	for (i = 0; i < n; i++) {
+		if (i > 0) {
+			*p++ = ',';
+			*p++ = ' ';
+		}
+		memcpy(p, unit, ul);
+		p += ul;
+	}
+	strlcpy(p, r + 2, len - (p - out));
+	return (out);
+}
+
+static sqlite3_stmt *
+sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
+{
+	struct sqlite_be	*be = st->s_be;
+	sqlite3_stmt		*stmt;
+	unsigned int		 c = n == 0 ? 0 : sq_class(n);
+	char			*text;
+	int			 rc;
+
+	if (c >= NCLASS || (n != 0 && ((size_t)1 << c) != n)) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+		    "sqlite: list of %zu items", n);
+		return (NULL);
+	}
+	if ((stmt = be->stmts[s][c]) != NULL)
+		return (stmt);
+	if ((text = sq_expand(sq_text[s], sq_unit(s), n == 0 ? 1 : n)) ==
+	    NULL) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
+		    "out of memory");
+		return (NULL);
+	}
+	rc = sqlite3_prepare_v3(be->db, text, -1, SQLITE_PREPARE_PERSISTENT,
+	    &stmt, NULL);
+	free(text);
+	if (rc != SQLITE_OK) {
+		sq_error(st, rc, "prepare", err);
+		return (NULL);
+	}
+	be->stmts[s][c] = stmt;
+	return (stmt);
+}
+
+static int
+sq_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
+    size_t np, store_row_fn row, void *arg, int64_t *changed,
+    struct store_error *err)
+{
+	struct sqlite_be	*be = st->s_be;
+	sqlite3_stmt		*stmt;
+	struct sval		 cols[16];
+	size_t			 i, nc;
+	int			 rc, ret = -1;
+
+	if (be == NULL || be->db == NULL)
+		return (sq_lost(st, err));
+	if ((stmt = sq_stmt(st, s, n, err)) == NULL)
+		return (-1);
+	for (i = 0; i < np; i++) {
+		switch (p[i].v_type) {
+		case SV_NULL:
+			rc = sqlite3_bind_null(stmt, (int)i + 1);
+			break;
+		case SV_INT:
+			rc = sqlite3_bind_int64(stmt, (int)i + 1, p[i].v_int);
+			break;
+		case SV_TEXT:
+			rc = sqlite3_bind_text(stmt, (int)i + 1, p[i].v_str,
+			    (int)p[i].v_len, SQLITE_STATIC);
+			break;
+		case SV_BLOB:
+		default:
+			rc = sqlite3_bind_blob(stmt, (int)i + 1, p[i].v_str,
+			    (int)p[i].v_len, SQLITE_STATIC);
+			break;
+		}
+		if (rc != SQLITE_OK) {
+			sq_error(st, rc, "bind", err);
+			goto out;
+		}
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (row == NULL)
+			continue;
+		nc = (size_t)sqlite3_column_count(stmt);
+		if (nc > sizeof(cols) / sizeof(cols[0]))
+			nc = sizeof(cols) / sizeof(cols[0]);
+		for (i = 0; i < nc; i++) {
+			memset(&cols[i], 0, sizeof(cols[i]));
+			switch (sqlite3_column_type(stmt, (int)i)) {
+			case SQLITE_NULL:
+				cols[i].v_type = SV_NULL;
+				break;
+			case SQLITE_INTEGER:
+			case SQLITE_FLOAT:
+				cols[i].v_type = SV_INT;
+				cols[i].v_int = sqlite3_column_int64(stmt,
+				    (int)i);
+				break;
+			case SQLITE_TEXT:
+				cols[i].v_type = SV_TEXT;
+				cols[i].v_str = (const char *)
+				    sqlite3_column_text(stmt, (int)i);
+				cols[i].v_len = (size_t)
+				    sqlite3_column_bytes(stmt, (int)i);
+				break;
+			default:
+				cols[i].v_type = SV_BLOB;
+				cols[i].v_str = sqlite3_column_blob(stmt,
+				    (int)i);
+				cols[i].v_len = (size_t)
+				    sqlite3_column_bytes(stmt, (int)i);
+				break;
+			}
+		}
+		if (row(arg, cols, nc) == -1) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
+			    "out of memory");
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		sq_error(st, rc, "step", err);
+		goto out;
+	}
+	if (changed != NULL)
+		*changed = sqlite3_changes(be->db);
+	ret = 0;
+out:
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return (ret);
+}
+
+static int
+sq_exec_sql(struct store *st, const char *sql, struct store_error *err)
+{
+	struct sqlite_be	*be = st->s_be;
+	int			 rc;
+
+	if (be == NULL || be->db == NULL)
+		return (sq_lost(st, err));
+	if ((rc = sqlite3_exec(be->db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
+		sq_error(st, rc, "exec", err);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+sq_begin(struct store *st, struct store_error *err)
+{
+	return (sq_exec_sql(st, "BEGIN IMMEDIATE", err));
+}
+
+static int
+sq_commit(struct store *st, struct store_error *err)
+{
+	return (sq_exec_sql(st, "COMMIT", err));
+}
+
+static void
+sq_rollback(struct store *st)
+{
+	struct sqlite_be	*be = st->s_be;
+
+	if (be != NULL && be->db != NULL &&
+	    !sqlite3_get_autocommit(be->db))
+		(void)sqlite3_exec(be->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int64_t
+sq_insert_id(struct store *st)
+{
+	struct sqlite_be	*be = st->s_be;
+
+	return (be != NULL && be->db != NULL ?
+	    sqlite3_last_insert_rowid(be->db) : 0);
+}
