@@ -353,4 +353,57 @@ const char *spawn_stepname(int);
 void	 spawn_status_decode(int, struct spawn_status *);
 int	 spawn_status_str(const struct spawn_status *, char *, size_t);
 
+/*
+ * mail.c: mailing a job's output as cron(8) does.  mail_recipient()
+ * applies cron's MAILTO rule to a job's environment: MAILTO unset means
+ * the owner (user), MAILTO empty means no mail (NULL).  Mail is sent
+ * only when the job wrote something and there is a recipient; the
+ * caller checks both.  mail_address_ok() is cronie's check of MAILTO
+ * and MAILFROM: letters and digits, then also "@!:%-.,_+" (so no blank,
+ * no newline, no leading "-").
+ *
+ * The request, all borrowed:
+ *	mr_sendmail	the mail command, split on blanks, no shell; the
+ *			first word an absolute path (NULL: MAIL_SENDMAIL,
+ *			which reads the recipients from the To header)
+ *	mr_from		MAILFROM, or NULL (or unsafe): root
+ *	mr_to		the recipient, from mail_recipient()
+ *	mr_user		the owner, and mr_host the host (NULL: this host),
+ *	mr_cmd		and the command, for "Subject: Cron <user@host> cmd"
+ *	mr_env		the job's environment: one X-Cron-Env line each;
+ *			CONTENT_TYPE and CONTENT_TRANSFER_ENCODING in it
+ *			set those headers
+ *	mr_pw		the user the mailer runs as (NULL: as we are)
+ *
+ * Control characters in header values become blanks.  The body is the
+ * kept output, followed by a note when it was truncated.  mail_format()
+ * builds the message into a buffer the caller frees.  mail_start()
+ * starts the mailer through spawn with the message as its input and a
+ * fixed environment (PATH, USER, LOGNAME, HOME), for callers that pump
+ * jobs in their own loop; mail_send() runs it to the end, bounded by ms,
+ * and fails unless the mailer exits 0.  All return 0, or -1 with a
+ * message in errbuf.
+ */
+#define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem -t"
+
+struct mail_req {
+	const char		*mr_sendmail;
+	const char		*mr_from;
+	const char		*mr_to;
+	const char		*mr_user;
+	const char		*mr_host;
+	const char		*mr_cmd;
+	char *const		*mr_env;
+	const struct passwd	*mr_pw;
+};
+
+const char *mail_recipient(char *const *, const char *);
+int	 mail_address_ok(const char *);
+int	 mail_format(const struct mail_req *, const struct outbuf *, char **,
+	    size_t *, char *, size_t);
+int	 mail_start(const struct mail_req *, const struct outbuf *,
+	    struct spawn_job **, char *, size_t);
+int	 mail_send(const struct mail_req *, const struct outbuf *, int64_t,
+	    char *, size_t);
+
 #endif /* COMMON_H */

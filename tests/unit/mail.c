@@ -1,0 +1,205 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * mail.c: unit tests of common/mail.c.  A capture script stands in for
+ * sendmail: it writes its arguments and its standard input to files,
+ * which must hold cron's headers and the job's output exactly.
+ */
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "../tap.h"
+
+static char	 tmpdir[] = "/tmp/cc-mail.XXXXXX";
+static char	 capture[256], failer[256], argsfile[256], msgfile[256];
+
+static const char expect[] =
+    "From: root (Cron Daemon)\n"
+    "To: ops@example.org,alice\n"
+    "Subject: Cron <alice@node1> echo hello  and more\n"
+    "Content-Type: text/plain; charset=UTF-8\n"
+    "Auto-Submitted: auto-generated\n"
+    "X-Cron-Env: <SHELL=/bin/sh>\n"
+    "X-Cron-Env: <HOME=/home/alice>\n"
+    "X-Cron-Env: <MAILTO=ops@example.org,alice>\n"
+    "X-Cron-Env: <MULTI=a b>\n"
+    "\n"
+    "hello\n"
+    "world\n";
+
+static void
+cleanup(void)
+{
+	unlink(capture);
+	unlink(failer);
+	unlink(argsfile);
+	unlink(msgfile);
+	rmdir(tmpdir);
+}
+
+static void
+script(const char *path, const char *text)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755)) == -1 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    close(fd) == -1) {
+		printf("Bail out! %s: %s\n", path, strerror(errno));
+		exit(99);
+	}
+}
+
+static char *
+slurp(const char *path)
+{
+	char	*buf;
+	size_t	 len;
+
+	if (file_read(path, 1 << 20, &buf, &len) == -1)
+		return (NULL);
+	return (buf);
+}
+
+int
+main(void)
+{
+	char			*env[] = { (char *)"SHELL=/bin/sh",
+				    (char *)"HOME=/home/alice",
+				    (char *)"MAILTO=ops@example.org,alice",
+				    (char *)"MULTI=a\nb", NULL };
+	char			*env2[] = { (char *)"MAILTO=", NULL };
+	char			*env3[] = {
+				    (char *)"CONTENT_TYPE=text/html\nBcc: x",
+				    (char *)"CONTENT_TRANSFER_ENCODING=8bit",
+				    NULL };
+	struct mail_req		 req = { 0 };
+	struct outbuf		 out;
+	char			 cmd[1024], err[256], *msg, *got, want[1024];
+	size_t			 len;
+
+	if (mkdtemp(tmpdir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return (99);
+	}
+	atexit(cleanup);
+	snprintf(capture, sizeof(capture), "%s/sendmail", tmpdir);
+	snprintf(failer, sizeof(failer), "%s/failmail", tmpdir);
+	snprintf(argsfile, sizeof(argsfile), "%s/args", tmpdir);
+	snprintf(msgfile, sizeof(msgfile), "%s/msg", tmpdir);
+	snprintf(cmd, sizeof(cmd), "#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\n"
+	    "cat > %s\n", argsfile, msgfile);
+	script(capture, cmd);
+	script(failer, "#!/bin/sh\ncat >/dev/null\n"
+	    "echo 'no route to host'\necho 'second line'\nexit 75\n");
+
+	/* MAILTO as cron reads it. */
+	is_str(mail_recipient(env, "alice"), "ops@example.org,alice",
+	    "MAILTO set");
+	is_str(mail_recipient(env2, "alice"), NULL, "MAILTO empty: no mail");
+	is_str(mail_recipient(env3, "alice"), "alice", "MAILTO unset: owner");
+	is_str(mail_recipient(NULL, "alice"), "alice", "no environment");
+	ok(mail_address_ok("ops@example.org,alice") &&
+	    mail_address_ok("a+b@c"), "safe addresses");
+	ok(!mail_address_ok("-oQ/tmp") && !mail_address_ok("a b") &&
+	    !mail_address_ok("a\nCc: x") && !mail_address_ok("") &&
+	    !mail_address_ok(NULL) && !mail_address_ok("\xc3\xa9"),
+	    "unsafe addresses");
+
+	outbuf_init(&out, 0);
+	outbuf_add(&out, "hello\nworld\n", 12);
+	req.mr_sendmail = NULL;
+	req.mr_to = mail_recipient(env, "alice");
+	req.mr_user = "alice";
+	req.mr_host = "node1.example.org";
+	req.mr_cmd = "echo hello\n and more";
+	req.mr_env = env;
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0,
+	    "mail_format");
+	is_str(msg, expect, "headers as cronie writes them, then the output");
+	is_int((long long)len, (long long)strlen(expect), "length");
+	free(msg);
+
+	snprintf(cmd, sizeof(cmd), "%s -FCronDaemon -i  -B8BITMIME\t-oem -t",
+	    capture);
+	req.mr_sendmail = cmd;
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == 0,
+	    "mail_send through the capture program");
+	got = slurp(msgfile);
+	is_str(got, expect, "the mailer got the message on its input");
+	free(got);
+	got = slurp(argsfile);
+	is_str(got, "-FCronDaemon\n-i\n-B8BITMIME\n-oem\n-t\n",
+	    "command split on blanks");
+	free(got);
+
+	/* Injection through the environment stays inside one header. */
+	req.mr_env = env3;
+	req.mr_from = "-froot";
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0,
+	    "format with CONTENT_TYPE");
+	ok(strstr(msg, "Content-Type: text/html Bcc: x\n") != NULL &&
+	    strstr(msg, "\nBcc:") == NULL, "newline in a header value blanked");
+	ok(strstr(msg, "Content-Transfer-Encoding: 8bit\n") != NULL,
+	    "CONTENT_TRANSFER_ENCODING");
+	ok(strncmp(msg, "From: root (Cron Daemon)\n", 25) == 0,
+	    "unsafe MAILFROM falls back to root");
+	free(msg);
+	req.mr_from = "cron-alerts";
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0 &&
+	    strncmp(msg, "From: cron-alerts (Cron Daemon)\n", 32) == 0,
+	    "MAILFROM");
+	free(msg);
+	req.mr_from = NULL;
+	req.mr_env = env;
+
+	req.mr_to = "a b";
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == -1 &&
+	    msg == NULL, "unsafe MAILTO refused");
+	is_str(err, "unsafe or empty MAILTO", "its message");
+	req.mr_to = "alice";
+
+	/* Truncated output says so. */
+	outbuf_free(&out);
+	outbuf_init(&out, 5);
+	outbuf_add(&out, "hello world\n", 12);
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0,
+	    "format truncated output");
+	got = (char *)"\n\nhello\n[clustercron: output truncated, 5 of 12 "
+	    "bytes shown]\n";
+	ok(len > strlen(got) && strcmp(msg + len - strlen(got), got) == 0,
+	    "truncation noted");
+	free(msg);
+
+	/* A mailer that fails, and one that is not there. */
+	req.mr_sendmail = failer;
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	    "failing mailer");
+	is_str(err, "sendmail: exit status 75: no route to host second line",
+	    "its status and words");
+	req.mr_sendmail = "/nonexistent/sendmail -t";
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	    "missing mailer");
+	snprintf(want, sizeof(want), "sendmail did not start: exec "
+	    "/nonexistent/sendmail: %s", strerror(ENOENT));
+	is_str(err, want, "did not start");
+	req.mr_sendmail = "sendmail -t";
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	    "relative mailer path");
+	is_str(err, "sendmail command must start with an absolute path",
+	    "its message");
+	req.mr_sendmail = "  ";
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	    "empty mailer command");
+	outbuf_free(&out);
+	return (tap_done());
+}
