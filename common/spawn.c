@@ -69,6 +69,7 @@ static void	child(const struct spawn_req *, const char *, char *const *,
 		    const char *, int, int, int) __attribute__((__noreturn__));
 static void	child_fail(int, int, int, int) __attribute__((__noreturn__));
 static int	moveup(int);
+static int	sig_default_raw(int);
 static const char *env_get(char *const *, const char *);
 static int	write_nosigpipe(int, const void *, size_t);
 static void	err_set(struct spawn_err *, int, int, int, const char *);
@@ -137,6 +138,28 @@ env_get(char *const *env, const char *name)
 	return (NULL);
 }
 
+/*
+ * glibc keeps two real-time signals for itself (32 and 33) and its
+ * sigaction() refuses them; yet they can arrive ignored from whoever
+ * started us, and an ignored signal stays ignored across execve().  Ask
+ * the kernel directly.  An all-zero kernel sigaction is SIG_DFL with no
+ * flags and an empty mask whatever the architecture's field order.
+ */
+static int
+sig_default_raw(int sig)
+{
+#if defined(__linux__) && defined(SYS_rt_sigaction)
+	unsigned long	 ksa[8];
+
+	memset(ksa, 0, sizeof(ksa));
+	return ((int)syscall(SYS_rt_sigaction, sig, ksa, NULL,
+	    (size_t)(NSIG - 1) / 8));
+#else
+	errno = EINVAL;
+	return (-1);
+#endif
+}
+
 /* In the child: report (step, errno) to the parent and die. */
 static void
 child_fail(int fd, int step, int privstep, int errnum)
@@ -189,8 +212,8 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	for (sig = 1; sig < NSIG; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		/* Some numbers are reserved by libc and refuse: fine. */
-		(void)sigaction(sig, &sa, NULL);
+		if (sigaction(sig, &sa, NULL) == -1)
+			(void)sig_default_raw(sig);
 	}
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)

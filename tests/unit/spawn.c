@@ -340,6 +340,7 @@ test_child_state(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGRTMIN, &sa, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, &old);
@@ -352,6 +353,7 @@ test_child_state(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGRTMIN, &sa, NULL);
 }
 
 static void
