@@ -35,11 +35,9 @@ for f in "$top"/tests/data/crontab/*.tab "$top"/tests/data/cron.d/*; do
 	cp "$f" "$work/seed/table$n"
 done
 for f in "$top"/tests/data/expr/*.txt; do
-	grep -v '^#' "$f" | cut -f2 | while IFS= read -r e; do
-		[ -n "$e" ] || continue
-		n=$((n + 1))
-		printf '%s echo\n' "$e" > "$work/seed/expr$n.$$"
-	done
+	base=$(basename "$f" .txt)
+	grep -v '^#' "$f" | cut -f2 | awk -v dir="$work/seed" -v base="$base" '
+	    NF { printf "%s echo\n", $0 > (dir "/" base NR); close(dir "/" base NR) }'
 done
 
 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
