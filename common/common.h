@@ -406,4 +406,27 @@ int	 mail_start(const struct mail_req *, const struct outbuf *,
 int	 mail_send(const struct mail_req *, const struct outbuf *, int64_t,
 	    char *, size_t);
 
+/*
+ * timerq.c: a queue of (instant, id) pairs, least instant first (ties by
+ * id), for the daemon's next fires.  Ids are the caller's small dense
+ * numbers (below UINT32_MAX; memory grows with the largest id); each id
+ * is in the queue at most once.  timerq_set() inserts an id or moves it
+ * to a new instant; timerq_del() removes it (1, or 0 when absent);
+ * timerq_get() reads an id's instant; timerq_peek() and timerq_pop()
+ * give the least pair (1, or 0 when empty).  Set, del and pop are
+ * O(log n).  timerq_new() returns NULL and timerq_set() -1 on ENOMEM;
+ * timerq_free(NULL) is a no-op.  Instants are whatever unit the caller
+ * uses throughout.
+ */
+struct timerq;
+
+struct timerq *timerq_new(void);
+void	 timerq_free(struct timerq *);
+size_t	 timerq_count(const struct timerq *);
+int	 timerq_set(struct timerq *, uint32_t, int64_t);
+int	 timerq_get(const struct timerq *, uint32_t, int64_t *);
+int	 timerq_del(struct timerq *, uint32_t);
+int	 timerq_peek(const struct timerq *, uint32_t *, int64_t *);
+int	 timerq_pop(struct timerq *, uint32_t *, int64_t *);
+
 #endif /* COMMON_H */
