@@ -100,9 +100,13 @@ err_init(struct store_error *err)
 /* ------------------------------------------------------------------ */
 /* The fault hook. */
 
-static char		 fault_point[64];
-static unsigned int	 fault_nth;
-static enum store_fault	 fault_kind;
+#define FAULT_MAX	4
+static struct {
+	char		 f_point[64];
+	unsigned int	 f_nth;
+	enum store_fault f_kind;
+}			 faults[FAULT_MAX];
+static int		 nfaults;
 static unsigned int	 fault_hits;
 
 static const char *const fault_points[] = {
@@ -129,12 +133,21 @@ static const char *const fault_points[] = {
 void
 store_fault_set(const char *point, unsigned int nth, enum store_fault kind)
 {
-	if (point == NULL)
-		point = "*";
-	strlcpy(fault_point, point, sizeof(fault_point));
-	fault_nth = nth == 0 ? 1 : nth;
-	fault_kind = kind;
+	nfaults = 0;
 	fault_hits = 0;
+	store_fault_add(point, nth, kind);
+}
+
+void
+store_fault_add(const char *point, unsigned int nth, enum store_fault kind)
+{
+	if (kind == STORE_FAULT_NONE || nfaults == FAULT_MAX)
+		return;
+	strlcpy(faults[nfaults].f_point, point == NULL ? "*" : point,
+	    sizeof(faults[nfaults].f_point));
+	faults[nfaults].f_nth = nth == 0 ? 1 : nth;
+	faults[nfaults].f_kind = kind;
+	nfaults++;
 }
 
 const char *const *
@@ -154,18 +167,25 @@ fault_at(const char *point, const char *phase)
 {
 	char		 name[64];
 	enum store_fault kind;
+	int		 i;
 
-	if (fault_kind == STORE_FAULT_NONE)
+	if (nfaults == 0)
 		return (STORE_FAULT_NONE);
 	snprintf(name, sizeof(name), "%s.%s", point, phase);
-	if (strcmp(fault_point, "*") != 0 && strcmp(fault_point, name) != 0)
-		return (STORE_FAULT_NONE);
-	if (--fault_nth > 0)
-		return (STORE_FAULT_NONE);
-	fault_hits++;
-	kind = fault_kind;
-	fault_kind = STORE_FAULT_NONE;
-	return (kind);
+	for (i = 0; i < nfaults; i++) {
+		if (strcmp(faults[i].f_point, "*") != 0 &&
+		    strcmp(faults[i].f_point, name) != 0)
+			continue;
+		if (--faults[i].f_nth > 0)
+			continue;
+		fault_hits++;
+		kind = faults[i].f_kind;
+		memmove(&faults[i], &faults[i + 1],
+		    (nfaults - i - 1) * sizeof(faults[0]));
+		nfaults--;
+		return (kind);
+	}
+	return (STORE_FAULT_NONE);
 }
 
 /* ------------------------------------------------------------------ */

@@ -334,7 +334,10 @@ void	 store_tables_free(struct store_table *, size_t);
  * connection there (for a point named *.after, once the statement has
  * been carried out, so its result is lost); STORE_FAULT_RETRY makes the
  * statement fail as a deadlock would; STORE_FAULT_FAIL as a fatal
- * error.  store_fault_points() lists the point names, NULL-ended.
+ * error.  store_fault_set() replaces every armed fault (kind
+ * STORE_FAULT_NONE disarms all); store_fault_add() arms one more (up to
+ * four), to hit a point reached only while recovering from another.
+ * store_fault_points() lists the point names, NULL-ended.
  * store_fault_hits() says how often a fault fired since the last set.
  */
 enum store_fault {
@@ -344,6 +347,7 @@ enum store_fault {
 	STORE_FAULT_FAIL
 };
 void	 store_fault_set(const char *, unsigned int, enum store_fault);
+void	 store_fault_add(const char *, unsigned int, enum store_fault);
 const char *const *store_fault_points(void);
 unsigned int store_fault_hits(void);
 /*

@@ -8,7 +8,8 @@
 #			data directory there and register the clean-up trap
 #	mdb_start	start mariadbd on a private unix socket (no TCP) and
 #			wait, with a limit, until it answers; create the
-#			database "cctest" and the user "cctest" whose
+#			databases "cctest" and "cctest2" (empty, for
+#			tests that need a second) and the user "cctest" whose
 #			password is kept only in the option file $MDB_CNF
 #			(mode 0600, group [client])
 #	mdb_stop	stop the server by its pid and wait for it to go
@@ -16,8 +17,8 @@
 #	mdb_sql SQL	run SQL as the test user
 #	mdb_fail MSG	print MSG, the server's error log, and exit 1
 #
-# and the variables T, MDB_SOCK, MDB_CNF and MDB_URL (the store URL for
-# clustercron).  Without a server binary the test is skipped (77), or
+# and the variables T, MDB_SOCK, MDB_CNF, MDB_URL and MDB_URL2 (store
+# URLs for clustercron).  Without a server binary the test is skipped (77), or
 # fails hard (99) when the CI environment variable is set.  Nothing
 # sleeps and hopes: every wait polls a condition with a limit.
 
@@ -109,6 +110,7 @@ socket=$MDB_SOCK
 EOF
 	)
 	MDB_URL="mysql:///cctest?socket=$MDB_SOCK"
+	MDB_URL2="mysql:///cctest2?socket=$MDB_SOCK"
 }
 
 # mdb_wait CMD...: run CMD every 0.1 s until it succeeds or the limit.
@@ -152,8 +154,10 @@ mdb_start()
 		"$MDB_CLIENT" --no-defaults --socket="$MDB_SOCK" -uroot <<EOF \
 		    >>"$T/install.log" 2>&1 || mdb_fail "cannot create user"
 CREATE DATABASE cctest;
+CREATE DATABASE cctest2;
 CREATE USER 'cctest'@'localhost' IDENTIFIED BY '$MDB_PASS';
 GRANT ALL ON cctest.* TO 'cctest'@'localhost';
+GRANT ALL ON cctest2.* TO 'cctest'@'localhost';
 EOF
 		MDB_READY=1
 	fi

@@ -1,0 +1,687 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store.c: the whole store interface, on a temporary SQLite file or,
+ * when CLUSTERCRON_TEST_STORE names a MariaDB URL (tests/integration/
+ * store-mysql.sh sets it, with CLUSTERCRON_TEST_MYSQL_CNF for the
+ * option file and CLUSTERCRON_TEST_STORE2 for an empty second
+ * database), on a private MariaDB server.  Two handles with different
+ * node names stand for two nodes.  Every fault point is walked.
+ */
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "store.h"
+#include "tap.h"
+
+static char		 tmpdir[] = "/tmp/ccstore.XXXXXX";
+static char		 url1[512], url2[512];
+static const char	*cnf;
+static int		 is_mysql;
+
+static struct store *
+open_node(const char *url, const char *node, int schema)
+{
+	struct store_config	 cf;
+	struct store_error	 err;
+	struct store		*st;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_url = url;
+	cf.sc_node = node;
+	cf.sc_mysql_file = cnf;
+	cf.sc_output_max = 16;
+	cf.sc_schema = schema;
+	if (store_open(&cf, &st, &err) == -1) {
+		diag("store_open %s: %s", url, err.se_msg);
+		return (NULL);
+	}
+	return (st);
+}
+
+static void
+mkid(char *buf, size_t len, const char *prefix, int i)
+{
+	snprintf(buf, len, "%s%0*d", prefix, (int)(32 - strlen(prefix)), i);
+}
+
+static void
+test_open(void)
+{
+	struct store_config	 cf;
+	struct store_error	 err;
+	struct store		*st = (struct store *)&cf;
+	char			 path[600];
+	int			 fd;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_url = "postgres://x/y";
+	ok(store_open(&cf, &st, &err) == -1 && st == NULL &&
+	    err.se_class == STORE_FATAL, "unknown scheme refused: %s",
+	    err.se_msg);
+	cf.sc_url = "mysql://bob:secret@host/db";
+	st = (struct store *)&cf;
+	ok(store_open(&cf, &st, &err) == -1 && st == NULL &&
+	    strstr(err.se_msg, "secret") == NULL &&
+	    strstr(err.se_msg, "option file") != NULL,
+	    "credentials in the URL refused without echoing them: %s",
+	    err.se_msg);
+	store_close(NULL);
+	ok(1, "store_close(NULL) is a no-op");
+
+	/* An option file with a password, readable by others. */
+	snprintf(path, sizeof(path), "%s/loose.cnf", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd != -1) {
+		(void)write(fd, "[client]\nuser=x\npassword = hunter2\n", 35);
+		fchmod(fd, 0644);
+		close(fd);
+	}
+	cf.sc_url = "mysql:///db?socket=/nonexistent/sock";
+	cf.sc_mysql_file = path;
+	st = (struct store *)&cf;
+	ok(store_open(&cf, &st, &err) == -1 && st == NULL &&
+	    strstr(err.se_msg, path) != NULL &&
+	    strstr(err.se_msg, "hunter2") == NULL &&
+	    err.se_class == STORE_FATAL,
+	    "loose option file refused, naming it: %s", err.se_msg);
+	chmod(path, 0600);
+	ok(store_open(&cf, &st, &err) == -1 && st == NULL &&
+	    strstr(err.se_msg, "chmod") == NULL && err.se_lost &&
+	    err.se_class == STORE_TRANSIENT,
+	    "mode 0600 accepted; no server is a lost connection: %s",
+	    err.se_msg);
+}
+
+static void
+test_jobs(struct store *a)
+{
+	struct store_job	 j[3], *list, *one;
+	struct store_error	 err;
+	size_t			 n;
+	char			 id[3][40];
+	int			 i, won;
+
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < 3; i++) {
+		mkid(id[i], sizeof(id[i]), "a", i);
+		j[i].j_id = id[i];
+		j[i].j_owner = i == 2 ? "bob" : "alice";
+		j[i].j_sched = "*/5 * * * *";
+		j[i].j_zone = i == 1 ? "Europe/Paris" : "";
+		j[i].j_cmd = "echo hi";
+		j[i].j_grace = 30;
+	}
+	ok(store_jobs_register(a, j, 3, &err) == 0, "register 3 jobs %s",
+	    err.se_msg);
+	ok(store_jobs_list(a, NULL, &list, &n, &err) == 0 && n == 3,
+	    "list all jobs");
+	if (n == 3) {
+		is_str(list[0].j_owner, "alice", "sorted by owner");
+		is_str(list[1].j_zone, "Europe/Paris", "zone kept");
+		is_int(list[2].j_grace, 30, "grace kept");
+		is_int(list[0].j_last_fire, 0, "never claimed");
+		is_str(list[0].j_claimed_by, "", "claimed by nobody");
+	}
+	store_jobs_free(list, n);
+	ok(store_jobs_list(a, "bob", &list, &n, &err) == 0 && n == 1,
+	    "list one owner's jobs");
+	store_jobs_free(list, n);
+
+	ok(store_claim(a, id[0], 1000, &won, &err) == 0 && won,
+	    "claim before re-registering");
+	j[0].j_cmd = "echo changed";
+	j[0].j_overlap = 1;
+	ok(store_jobs_register(a, j, 3, &err) == 0, "register again");
+	ok(store_job_get(a, id[0], &one, &err) == 0 && one != NULL,
+	    "get one job");
+	if (one != NULL) {
+		is_str(one->j_cmd, "echo changed", "description updated");
+		is_int(one->j_overlap, 1, "policy updated");
+		is_int(one->j_last_fire, 1000, "claim state kept");
+		is_str(one->j_claimed_by, "nodeA", "claimant kept");
+	}
+	store_jobs_free(one, 1);
+	ok(store_job_get(a, "nosuchjob", &one, &err) == 0 && one == NULL,
+	    "no such job: NULL");
+	ok(store_job_pause(a, "nosuchjob", 1, &err) == -1 &&
+	    err.se_class == STORE_CONFLICT, "pausing an unknown job fails");
+}
+
+static void
+test_claims(struct store *a, struct store *b)
+{
+	struct store_job	 j;
+	struct store_error	 err;
+	char			 id[40];
+	int			 won;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "c", 1);
+	j.j_id = id;
+	j.j_owner = "alice";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register claim job");
+	ok(store_claim(a, id, 60, &won, &err) == 0 && won == 1,
+	    "A wins the first fire");
+	ok(store_claim(b, id, 60, &won, &err) == 0 && won == 0,
+	    "B loses the same fire");
+	ok(store_claim(a, id, 60, &won, &err) == 0 && won == 0,
+	    "A does not win it twice");
+	ok(store_claim_check(a, id, 60, &won, &err) == 0 && won == 1,
+	    "the row says A holds it");
+	ok(store_claim_check(b, id, 60, &won, &err) == 0 && won == 0,
+	    "the row says B does not");
+	ok(store_claim(b, id, 120, &won, &err) == 0 && won == 1,
+	    "B wins the next fire");
+	ok(store_claim(a, id, 60, &won, &err) == 0 && won == 0,
+	    "an earlier fire cannot be claimed after a later one");
+	ok(store_job_pause(a, id, 1, &err) == 0, "pause");
+	ok(store_claim(a, id, 180, &won, &err) == 0 && won == 0,
+	    "a paused job is not claimed");
+	ok(store_job_pause(b, id, 0, &err) == 0, "resume");
+	ok(store_claim(a, id, 180, &won, &err) == 0 && won == 1,
+	    "claimed once resumed");
+	ok(store_claim(a, "unknown", 180, &won, &err) == 0 && won == 0,
+	    "an unknown job is not claimed");
+}
+
+#define NB	300
+
+static void
+test_batch(struct store *a, struct store *b)
+{
+	struct store_job	 j[NB];
+	struct store_error	 err;
+	char			 id[NB][40];
+	const char		*ids[NB];
+	unsigned char		 wa[NB], wb[NB];
+	size_t			 i, na, nb, both = 0, none = 0;
+	int			 won, agree = 1;
+
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < NB; i++) {
+		mkid(id[i], sizeof(id[i]), "b", (int)i);
+		ids[i] = id[i];
+		j[i].j_id = id[i];
+		j[i].j_owner = "batch";
+		j[i].j_sched = "* * * * *";
+		j[i].j_cmd = "true";
+	}
+	ok(store_jobs_register(a, j, NB, &err) == 0, "register %d jobs: %s",
+	    NB, err.se_msg);
+	ok(store_claim_batch(a, ids, NB, 600, 100, wa, &na, &err) == 0 &&
+	    na == 100, "A batch-claims its 100 free slots (%zu)", na);
+	ok(store_claim_batch(b, ids, NB, 600, 1000, wb, &nb, &err) == 0 &&
+	    nb == NB - 100, "B batch-claims the other %d (%zu)", NB - 100, nb);
+	for (i = 0; i < NB; i++) {
+		if (wa[i] && wb[i])
+			both++;
+		if (!wa[i] && !wb[i])
+			none++;
+		if (store_claim_check(a, ids[i], 600, &won, &err) == -1 ||
+		    won != wa[i])
+			agree = 0;
+	}
+	is_int(both, 0, "no job won by both");
+	is_int(none, 0, "every job won by one");
+	ok(agree, "the rows agree with the batch results");
+	ok(store_claim_batch(a, ids, NB, 600, 1000, wa, &na, &err) == 0 &&
+	    na == 0, "nothing left to claim at that instant");
+	ok(store_claim_batch(a, ids, 7, 660, 1000, wa, &na, &err) == 0 &&
+	    na == 7, "an odd-sized batch (7)");
+}
+
+static void
+test_runs(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	size_t			 n, i;
+	int64_t			 id, id2, now = clock_now_ms();
+	char			 job[40];
+	const char		*out = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+	mkid(job, sizeof(job), "r", 1);
+	ok(store_run_start(a, job, 60, 1, 4242, now, &id, &err) == 0 &&
+	    id > 0, "run start gives an id");
+	ok(store_run_start(a, job, 60, 1, 4242, now, &id2, &err) == 0 &&
+	    id2 == id, "starting the same attempt again is idempotent");
+	ok(store_run_start(b, job, 60, 1, 77, now, &id2, &err) == -1 &&
+	    id2 == 0 && err.se_class == STORE_CONFLICT,
+	    "another node cannot start the same attempt: %s", err.se_msg);
+	ok(store_run_start(a, job, 60, 0, 1, now, &id2, &err) == -1,
+	    "attempt 0 is refused");
+	ok(store_runs_running(a, "nodeA", &r, &n, &err) == 0 && n == 1,
+	    "one run running on A");
+	store_runs_free(r, n);
+	ok(store_run_end(a, id, now + 1500, 3 << 8, out, strlen(out),
+	    &err) == 0, "run end");
+	ok(store_run_start(a, job, 120, 1, 4243, now, &id2, &err) == 0,
+	    "second run");
+	ok(store_run_end(a, id2, now + 10, 9, "", 0, &err) == 0,
+	    "killed by a signal");
+	ok(store_fire_note(a, job, 180, RUN_MISSED, now, &err) == 0,
+	    "note a missed fire");
+	ok(store_fire_note(b, job, 180, RUN_MISSED, now, &err) == 0,
+	    "noting it again is harmless");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 3,
+	    "three records for the job (%zu)", n);
+	if (n == 3) {
+		is_int(r[0].r_state, RUN_MISSED, "newest first: missed");
+		is_int(r[0].r_attempt, 0, "missed fires are attempt 0");
+		is_int(r[1].r_signal, 9, "signal recorded");
+		is_int(r[1].r_exit, -1, "no exit status when signalled");
+		is_int(r[2].r_exit, 3, "exit status recorded");
+		is_int(r[2].r_state, RUN_FINISHED, "finished");
+		is_int(r[2].r_pid, 4242, "pid");
+		is_int(r[2].r_end - r[2].r_start, 1500, "start and end");
+		is_int(r[2].r_outlen, 16, "output cut to output-max");
+		is_str(r[2].r_output, "0123456789abcdef", "output head");
+		is_int(r[2].r_outtotal, (long long)strlen(out),
+		    "whole output length");
+		is_str(r[2].r_node, "nodeA", "node");
+	}
+	store_runs_free(r, n);
+	ok(store_runs_list(a, NULL, 2, &r, &n, &err) == 0 && n == 2,
+	    "list with a limit");
+	store_runs_free(r, n);
+	for (i = 0; i < 10; i++)
+		if (store_run_start(a, job, 1000 + (time_t)i, 1, 1, now,
+		    &id, &err) == -1 ||
+		    store_run_end(a, id, now, 0, "", 0, &err) == -1)
+			break;
+	ok(i == 10, "ten more runs");
+	ok(store_trim(a, 0, 4, 60000, &n, &err) == 0 && n == 9,
+	    "trim to four runs per job (%zu trimmed) %s", n, err.se_msg);
+	ok(store_trim(b, 0, 4, 60000, &n, &err) == 0 && n == 0,
+	    "another node does not trim while the lease is held");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 4,
+	    "four left");
+	store_runs_free(r, n);
+}
+
+static void
+test_nodes(struct store *a, struct store *b, struct store *c)
+{
+	struct store_error	 err;
+	struct store_node	*nd;
+	struct store_run	*r;
+	size_t			 n, i, lost;
+	int64_t			 sms, now = clock_now_ms(), id;
+	int			 dr, held;
+	char			 job[40];
+
+	ok(store_heartbeat(a, now + 60000, 2, &sms, &dr, &err) == 0,
+	    "heartbeat");
+	ok(sms > now - 5000 && sms < now + 5000, "store clock near ours");
+	ok(dr == 0, "not draining");
+	ok(store_heartbeat(b, now, 0, &sms, &dr, &err) == 0, "B beats");
+	ok(store_heartbeat(c, now, 0, &sms, &dr, &err) == 0, "C beats");
+	ok(store_nodes_list(a, &nd, &n, &err) == 0 && n == 3, "three nodes");
+	for (i = 0; i < n; i++)
+		if (strcmp(nd[i].n_name, "nodeA") == 0) {
+			ok(nd[i].n_skew > 55000 && nd[i].n_skew < 65000,
+			    "skew of a node a minute fast (%lld ms)",
+			    (long long)nd[i].n_skew);
+			is_int(nd[i].n_running, 2, "running count");
+			ok(nd[i].n_started > 0, "start recorded");
+		}
+	store_nodes_free(nd, n);
+	ok(store_node_drain(b, "nodeA", 1, &err) == 0, "drain A");
+	ok(store_heartbeat(a, now, 0, &sms, &dr, &err) == 0 && dr == 1,
+	    "A learns it drains");
+	ok(store_node_drain(b, "nodeA", 0, &err) == 0, "resume A");
+	ok(store_heartbeat(a, now, 0, &sms, &dr, &err) == 0 && dr == 0,
+	    "A active again");
+	ok(store_node_drain(b, "nodeZ", 1, &err) == -1 &&
+	    err.se_class == STORE_CONFLICT, "draining an unknown node fails");
+
+	/* Runs of a node that went silent. */
+	mkid(job, sizeof(job), "l", 1);
+	ok(store_run_start(c, job, 60, 1, 99, now, &id, &err) == 0,
+	    "C starts a run");
+	ok(store_runs_mark_lost(a, 3600000, &lost, &err) == 0 && lost == 0,
+	    "nothing lost while C beats");
+	ok(store_runs_mark_lost(a, -3600000, &lost, &err) == 0 && lost >= 1,
+	    "C's run marked lost once its beat is too old (%zu)", lost);
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_state == RUN_LOST, "state lost");
+	store_runs_free(r, n);
+	ok(store_run_end(c, id, now + 5, 0, "late", 4, &err) == 0,
+	    "a lost run that ends after all is recorded");
+
+	ok(store_lease_take(a, "chore", 60000, &held, &err) == 0 && held,
+	    "A takes a lease");
+	ok(store_lease_take(b, "chore", 60000, &held, &err) == 0 && !held,
+	    "B cannot");
+	ok(store_lease_take(a, "chore", 60000, &held, &err) == 0 && held,
+	    "A renews it");
+	ok(store_lease_drop(a, "chore", &err) == 0, "A drops it");
+	ok(store_lease_take(b, "chore", 60000, &held, &err) == 0 && held,
+	    "B takes it");
+	ok(store_lease_take(a, "brief", -1, &held, &err) == 0 && held,
+	    "A takes an already expired lease");
+	ok(store_lease_take(b, "brief", 60000, &held, &err) == 0 && held,
+	    "B takes it over");
+}
+
+static void
+test_tables(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_table	*t;
+	char			*text;
+	int64_t			 v;
+	size_t			 n;
+
+	ok(store_table_get(a, "carol", &text, &v, &err) == 0 &&
+	    text == NULL && v == 0, "no table yet");
+	ok(store_table_put(a, "carol", "* * * * * true\n", 0, &v, &err) ==
+	    0 && v == 1, "first version");
+	ok(store_table_put(b, "carol", "0 * * * * b\n", 0, &v, &err) == -1 &&
+	    err.se_class == STORE_CONFLICT, "second creator conflicts");
+	ok(store_table_put(b, "carol", "0 * * * * b\n", 1, &v, &err) == 0 &&
+	    v == 2, "update from version 1");
+	ok(store_table_put(a, "carol", "stale\n", 1, &v, &err) == -1 &&
+	    err.se_class == STORE_CONFLICT && v == 0,
+	    "a stale editor conflicts: %s", err.se_msg);
+	ok(store_table_get(a, "carol", &text, &v, &err) == 0 && v == 2 &&
+	    text != NULL && strcmp(text, "0 * * * * b\n") == 0,
+	    "the newer text stays");
+	free(text);
+	ok(store_tables_list(a, &t, &n, &err) == 0 && n == 1 &&
+	    t[0].t_version == 2, "listed");
+	store_tables_free(t, n);
+	ok(store_table_put(a, "carol", NULL, 2, &v, &err) == 0 && v == 3,
+	    "delete is a new version");
+	ok(store_table_get(a, "carol", &text, &v, &err) == 0 &&
+	    text == NULL && v == 3, "deleted, version kept");
+	ok(store_tables_list(a, &t, &n, &err) == 0 && n == 0,
+	    "not listed once deleted");
+	store_tables_free(t, n);
+	ok(store_table_put(a, "carol", "x\n", 1, &v, &err) == -1,
+	    "an editor from before the deletion conflicts");
+	ok(store_table_put(a, "carol", "x\n", 3, &v, &err) == 0 && v == 4,
+	    "a new table after the deletion");
+}
+
+/*
+ * Every fault point: drop the connection there (or fail the statement
+ * as a deadlock would) and check that the outcome is still the truth.
+ */
+static void
+test_faults(struct store *a, struct store *b)
+{
+	const char *const	*pt;
+	struct store_error	 err;
+	struct store_job	 j;
+	char			 id[40], bid[4][40];
+	const char		*bids[4];
+	unsigned char		 won4[4];
+	int64_t			 rid, v, sms;
+	size_t			 nwon, k;
+	int			 won, rc, dr, fire = 10000, i, reached = 0;
+	int			 tries;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "f", 1);
+	j.j_id = id;
+	j.j_owner = "faults";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register fault job");
+	for (k = 0; k < 4; k++) {
+		mkid(bid[k], sizeof(bid[k]), "fb", (int)k);
+		bids[k] = bid[k];
+		j.j_id = bid[k];
+		store_jobs_register(a, &j, 1, &err);
+	}
+	j.j_id = id;
+	for (pt = store_fault_points(); *pt != NULL; pt++) {
+		fire += 60;
+		store_fault_set(*pt, 1, STORE_FAULT_DROP);
+		/* Points reached only when resolving a lost result. */
+		if (strncmp(*pt, "claim.read.", 11) == 0)
+			store_fault_add(is_mysql ? "claim.after" :
+			    "claim.commit.after", 1, STORE_FAULT_DROP);
+		if (strncmp(*pt, "batch.mine.", 11) == 0)
+			store_fault_add("batch.commit.after", 1,
+			    STORE_FAULT_DROP);
+		if (strncmp(*pt, "claim.", 6) == 0) {
+			rc = store_claim(a, id, fire, &won, &err);
+			if (rc == -1) {
+				ok(err.se_lost && !won,
+				    "%s: lost, reported so", *pt);
+				rc = store_claim(a, id, fire, &won, &err);
+			}
+			if (rc == -1 && err.se_lost)
+				rc = store_claim(a, id, fire, &won, &err);
+			ok(rc == 0 && won, "%s: the fire is ours", *pt);
+			ok(store_claim(b, id, fire, &won, &err) == 0 && !won,
+			    "%s: and no one else's", *pt);
+		} else if (strncmp(*pt, "batch.", 6) == 0) {
+			tries = 0;
+			rc = store_claim_batch(a, bids, 4, fire, 4, won4,
+			    &nwon, &err);
+			while (rc == -1 && err.se_lost && tries++ < 3)
+				rc = store_claim_batch(a, bids, 4, fire, 4,
+				    won4, &nwon, &err);
+			ok(rc == 0 && nwon == 4, "%s: all four ours (%zu)",
+			    *pt, nwon);
+			ok(store_claim_batch(b, bids, 4, fire, 4, won4, &nwon,
+			    &err) == 0 && nwon == 0, "%s: none B's", *pt);
+		} else if (strncmp(*pt, "run_start.", 10) == 0) {
+			rc = store_run_start(a, id, fire, 1, 1, fire, &rid,
+			    &err);
+			if (rc == -1)
+				rc = store_run_start(a, id, fire, 1, 1, fire,
+				    &rid, &err);
+			ok(rc == 0 && rid > 0, "%s: run recorded once", *pt);
+			ok(store_run_start(b, id, fire, 1, 1, fire, &v,
+			    &err) == -1 && err.se_class == STORE_CONFLICT,
+			    "%s: and it is ours", *pt);
+		} else if (strncmp(*pt, "run_end.", 8) == 0) {
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			rc = store_run_start(a, id, fire, 1, 1, fire, &rid,
+			    &err);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			rc = store_run_end(a, rid, fire, 0, "ok", 2, &err);
+			if (rc == -1)
+				rc = store_run_end(a, rid, fire, 0, "ok", 2,
+				    &err);
+			ok(rc == 0, "%s: run end recorded", *pt);
+		} else if (strncmp(*pt, "register.", 9) == 0) {
+			rc = store_jobs_register(a, &j, 1, &err);
+			if (rc == -1)
+				rc = store_jobs_register(a, &j, 1, &err);
+			ok(rc == 0, "%s: registered", *pt);
+		} else if (strncmp(*pt, "beat", 4) == 0) {
+			rc = store_heartbeat(a, clock_now_ms(), 0, &sms, &dr,
+			    &err);
+			if (rc == -1)
+				rc = store_heartbeat(a, clock_now_ms(), 0,
+				    &sms, &dr, &err);
+			ok(rc == 0 && sms > 0, "%s: heartbeat", *pt);
+		} else if (strncmp(*pt, "table.", 6) == 0) {
+			char	*text;
+
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			store_table_get(a, "dave", &text, &v, &err);
+			free(text);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			rc = store_table_put(a, "dave", *pt, v, &v, &err);
+			if (rc == -1 && err.se_lost)
+				rc = store_table_put(a, "dave", *pt, v, &v,
+				    &err);
+			ok(rc == 0, "%s: table written once (%s)", *pt,
+			    err.se_msg);
+		} else
+			ok(0, "%s: fault point not walked", *pt);
+		if (store_fault_hits() > 0)
+			reached++;
+		else
+			diag("%s is not reached on %s", *pt,
+			    store_backend(a));
+		store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	}
+	ok(reached >= (is_mysql ? 26 : 34), "%d fault points reached",
+	    reached);
+
+	/* A deadlock is retried; a failure is reported, never a win. */
+	fire += 60;
+	store_fault_set("claim.before", 1, STORE_FAULT_RETRY);
+	ok(store_claim(a, id, fire, &won, &err) == 0 && won &&
+	    store_fault_hits() == 1, "a deadlock is retried");
+	fire += 60;
+	store_fault_set("claim.before", 1, STORE_FAULT_FAIL);
+	ok(store_claim(a, id, fire, &won, &err) == -1 && !won &&
+	    err.se_class == STORE_FATAL, "a failure is no win");
+	ok(store_claim(a, id, fire, &won, &err) == 0 && won,
+	    "and the fire is still there to claim");
+	/* The Nth call of any point. */
+	for (i = 1; i <= 3; i++) {
+		fire += 60;
+		store_fault_set("*", (unsigned int)i, STORE_FAULT_DROP);
+		rc = store_claim(a, id, fire, &won, &err);
+		if (rc == -1)
+			rc = store_claim(a, id, fire, &won, &err);
+		ok(rc == 0 && won, "drop at call %d: the fire is ours", i);
+	}
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+}
+
+static void
+test_schema(void)
+{
+	struct store_error	 err;
+	struct store		*st;
+	struct store_job	*job;
+	struct store_run	*r;
+	size_t			 n;
+	int			 v, won;
+
+	if ((st = open_node(url1, "nodeA", 0)) == NULL) {
+		ok(0, "reopen");
+		return;
+	}
+	ok(store_schema_version(st, &v, &err) == 0 &&
+	    v == store_schema_current(), "schema at version %d", v);
+	ok(store_schema_force(st, store_schema_current() + 1, &err) == 0,
+	    "pretend a newer clustercron wrote it");
+	store_close(st);
+	ok(open_node(url1, "nodeA", 0) == NULL, "a newer schema is refused");
+	{
+		struct store_config	 cf;
+
+		memset(&cf, 0, sizeof(cf));
+		cf.sc_url = url1;
+		cf.sc_mysql_file = cnf;
+		st = NULL;
+		ok(store_open(&cf, &st, &err) == -1 &&
+		    strstr(err.se_msg, "newer than this clustercron") !=
+		    NULL && strstr(err.se_msg, "upgrade") != NULL,
+		    "with a clear message: %s", err.se_msg);
+	}
+
+	/* Migration from version 1. */
+	if ((st = open_node(url2, "nodeA", 1)) == NULL) {
+		ok(0, "open at version 1");
+		return;
+	}
+	ok(store_schema_version(st, &v, &err) == 0 && v == 1,
+	    "a version 1 store");
+	ok(store_test_seed_v1(st, &err) == 0, "with old rows %s",
+	    err.se_msg);
+	store_close(st);
+	if ((st = open_node(url2, "nodeA", 0)) == NULL) {
+		ok(0, "migrate");
+		return;
+	}
+	ok(store_schema_version(st, &v, &err) == 0 &&
+	    v == store_schema_current(), "migrated to version %d", v);
+	ok(store_job_get(st, "0123456789abcdef0123456789abcdef", &job,
+	    &err) == 0 && job != NULL, "old job kept");
+	if (job != NULL) {
+		is_int(job->j_last_fire, 1700000000, "its last fire");
+		is_str(job->j_claimed_by, "old-node", "its claimant");
+		is_int(job->j_paused, 0, "not paused");
+	}
+	store_jobs_free(job, 1);
+	ok(store_runs_list(st, "0123456789abcdef0123456789abcdef", 0, &r, &n,
+	    &err) == 0 && n == 2, "old runs kept");
+	if (n == 2) {
+		is_int(r[0].r_state, RUN_RUNNING, "unfinished run: running");
+		is_int(r[1].r_state, RUN_FINISHED, "finished run");
+		is_int(r[1].r_exit, 3, "its exit status");
+		is_int(r[1].r_attempt, 1, "attempt 1");
+		is_str(r[1].r_output, "done", "its output");
+	}
+	store_runs_free(r, n);
+	ok(store_claim(st, "0123456789abcdef0123456789abcdef", 1700000000,
+	    &won, &err) == 0 && !won, "an old claim still holds");
+	ok(store_claim(st, "0123456789abcdef0123456789abcdef", 1700000300,
+	    &won, &err) == 0 && won, "the next fire is claimed");
+	store_close(st);
+}
+
+int
+main(void)
+{
+	struct store	*a, *b, *c;
+	const char	*env;
+
+	if (mkdtemp(tmpdir) == NULL) {
+		perror("mkdtemp");
+		return (99);
+	}
+	env = getenv("CLUSTERCRON_TEST_STORE");
+	if (env != NULL && *env != '\0') {
+		strlcpy(url1, env, sizeof(url1));
+		env = getenv("CLUSTERCRON_TEST_STORE2");
+		strlcpy(url2, env != NULL ? env : "", sizeof(url2));
+		cnf = getenv("CLUSTERCRON_TEST_MYSQL_CNF");
+		is_mysql = strncmp(url1, "mysql:", 6) == 0;
+	} else {
+		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
+		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
+	}
+	diag("store %s", url1);
+	test_open();
+	a = open_node(url1, "nodeA", 0);
+	b = open_node(url1, "nodeB", 0);
+	c = open_node(url1, "nodeC", 0);
+	ok(a != NULL && b != NULL && c != NULL, "three nodes open the store");
+	if (a == NULL || b == NULL || c == NULL)
+		return (tap_done());
+	is_str(store_backend(a), is_mysql ? "mysql" : "sqlite", "backend");
+	test_jobs(a);
+	test_claims(a, b);
+	test_batch(a, b);
+	test_runs(a, b);
+	test_nodes(a, b, c);
+	test_tables(a, b);
+	test_faults(a, b);
+	store_close(a);
+	store_close(b);
+	store_close(c);
+	test_schema();
+	{
+		char	 cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		(void)system(cmd);
+	}
+	return (tap_done());
+}
