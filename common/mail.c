@@ -70,9 +70,10 @@ buf_puts(struct buf *b, const char *s)
 }
 
 /*
- * One header line "Name: pre value post\n" (pre and post may be NULL).  A value never breaks the
- * header: control characters (a newline in a command, an environment
- * value) become spaces, so that no one can add headers of their own.
+ * One header line "Name: pre value post\n" (pre and post may be NULL).
+ * A value never breaks the header: control characters (a newline in a
+ * command, an environment value) become spaces, so that no one can add
+ * headers of their own.
  */
 static void
 buf_header(struct buf *b, const char *name, const char *pre,
