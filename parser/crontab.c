@@ -94,7 +94,7 @@ struct pstate {
 	int		 p_crwarned;
 };
 
-static void	*arena_alloc(struct cron_arena *, size_t);
+static void	*arena_alloc(struct cron_arena *, size_t, size_t);
 static char	*arena_strndup(struct cron_arena *, const char *, size_t);
 static void	 arena_free(struct cron_arena *);
 static int	 add_diag(struct pstate *, size_t, size_t, int, const char *,
@@ -128,38 +128,44 @@ static void	 names_free(struct nameset *);
 /* An empty environment for tables without environment lines. */
 static const char *const env_empty[] = { NULL };
 
+/*
+ * Memory from the arena, aligned to align (a power of two, at most
+ * that of max_align_t): strings ask for 1, arrays of pointers for
+ * their own alignment, so that short strings waste nothing.
+ */
 static void *
-arena_alloc(struct cron_arena *a, size_t size)
+arena_alloc(struct cron_arena *a, size_t size, size_t align)
 {
 	struct arena_block	*b;
-	size_t			 align, bsize;
+	size_t			 bsize, off;
 
-	align = sizeof(max_align_t);
-	if (size > SIZE_MAX - align)
+	if (size > SIZE_MAX / 2)
 		return (NULL);
-	size = (size + align - 1) & ~(align - 1);
 	b = a->a_head;
-	if (b == NULL || b->b_size - b->b_used < size) {
-		bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
-		b = malloc(sizeof(*b) + bsize);
-		if (b == NULL)
-			return (NULL);
-		b->b_size = bsize;
-		b->b_used = 0;
-		/*
-		 * A block made for one large request goes behind the
-		 * current one so that the current block stays in use.
-		 */
-		if (bsize != ARENA_BLOCK && a->a_head != NULL) {
-			b->b_next = a->a_head->b_next;
-			a->a_head->b_next = b;
-		} else {
-			b->b_next = a->a_head;
-			a->a_head = b;
+	if (b != NULL) {
+		off = (b->b_used + align - 1) & ~(align - 1);
+		if (off <= b->b_size && b->b_size - off >= size) {
+			b->b_used = off + size;
+			return ((char *)b->b_data + off);
 		}
 	}
-	b->b_used += size;
-	return ((char *)b->b_data + b->b_used - size);
+	bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+	if ((b = malloc(sizeof(*b) + bsize)) == NULL)
+		return (NULL);
+	b->b_size = bsize;
+	b->b_used = size;
+	/*
+	 * A block made for one large request goes behind the current
+	 * one, so that the current block's free space stays in use.
+	 */
+	if (bsize != ARENA_BLOCK && a->a_head != NULL) {
+		b->b_next = a->a_head->b_next;
+		a->a_head->b_next = b;
+	} else {
+		b->b_next = a->a_head;
+		a->a_head = b;
+	}
+	return (b->b_data);
 }
 
 static char *
@@ -167,7 +173,7 @@ arena_strndup(struct cron_arena *a, const char *s, size_t n)
 {
 	char	*p;
 
-	if (n == SIZE_MAX || (p = arena_alloc(a, n + 1)) == NULL)
+	if (n == SIZE_MAX || (p = arena_alloc(a, n + 1, 1)) == NULL)
 		return (NULL);
 	memcpy(p, s, n);
 	p[n] = '\0';
@@ -343,7 +349,7 @@ env_set(struct pstate *st, const char *name, size_t nlen, const char *val,
 	size_t		  i, ncap;
 
 	if (nlen > SIZE_MAX / 2 || vlen > SIZE_MAX / 2 ||
-	    (s = arena_alloc(st->p_arena, nlen + vlen + 2)) == NULL)
+	    (s = arena_alloc(st->p_arena, nlen + vlen + 2, 1)) == NULL)
 		return (-1);
 	memcpy(s, name, nlen);
 	s[nlen] = '=';
@@ -765,7 +771,7 @@ split_command(struct pstate *st, const char *s, size_t n,
 	char	*buf, *o;
 	size_t	 i;
 
-	if (n > SIZE_MAX - 2 || (buf = arena_alloc(st->p_arena, n + 2)) ==
+	if (n > SIZE_MAX - 2 || (buf = arena_alloc(st->p_arena, n + 2, 1)) ==
 	    NULL)
 		return (-1);
 	o = buf;
@@ -921,7 +927,7 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 			st->p_snap = env_empty;
 		else {
 			snap = arena_alloc(st->p_arena, (st->p_nenv + 1) *
-			    sizeof(*snap));
+			    sizeof(*snap), _Alignof(const char *));
 			if (snap == NULL)
 				return (-1);
 			memcpy((void *)snap, st->p_env, st->p_nenv *
