@@ -1,0 +1,251 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * claimer.c: a contender for the claim tests.  Several run at once, as
+ * nodes would, over the same jobs and fires; each writes what it won to
+ * its own log before recording the run, so the test can compare the
+ * contenders' own accounts with the store's.
+ *
+ *	claimer register URL CNF NJOBS
+ *	claimer claim URL CNF NODE NJOBS FIRST LAST LOG single|batch
+ *	claimer runs URL CNF		print "job fire node" of every run
+ *	claimer jobs URL CNF		print "job last_fire claimed_by"
+ *
+ * A claim whose outcome is unknown (lost connection, server down) is
+ * asked again until the store answers, for up to two minutes; what the
+ * store then says is the truth.  Fires are 1800000000 + 60 * k.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "store.h"
+
+#define BASE	1800000000
+#define PATIENCE 120000		/* ms to wait for the store to answer */
+
+static struct store	*st;
+static int		 logfd = -1;
+static const char	*node;
+static unsigned int	 nlost;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: claimer register URL CNF NJOBS\n"
+	    "       claimer claim URL CNF NODE NJOBS FIRST LAST LOG "
+	    "single|batch\n"
+	    "       claimer runs|jobs URL CNF\n");
+	exit(2);
+}
+
+static void
+open_store(const char *url, const char *cnf, const char *name)
+{
+	struct store_config	 cf;
+	struct store_error	 err;
+	int64_t			 until = clock_mono() + PATIENCE;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_url = url;
+	cf.sc_mysql_file = *cnf == '\0' ? NULL : cnf;
+	cf.sc_node = name;
+	cf.sc_busy_timeout = 20000;
+	cf.sc_retries = 20;
+	while (store_open(&cf, &st, &err) == -1) {
+		if (err.se_class != STORE_TRANSIENT || clock_mono() > until) {
+			fprintf(stderr, "claimer: %s\n", err.se_msg);
+			exit(1);
+		}
+		usleep(20000);
+	}
+}
+
+static void
+job_id(char *buf, size_t len, int i)
+{
+	snprintf(buf, len, "k%031d", i);
+}
+
+/* Wait out transient failures; anything else ends the contender. */
+static void
+patience(const struct store_error *err, int64_t until, const char *what)
+{
+	if (err->se_class != STORE_TRANSIENT || clock_mono() > until) {
+		fprintf(stderr, "claimer %s: %s: %s\n", node, what,
+		    err->se_msg);
+		exit(1);
+	}
+	if (err->se_lost)
+		nlost++;
+	usleep(10000);
+}
+
+static void
+won(const char *id, time_t fire)
+{
+	struct store_error	 err;
+	char			 line[128];
+	int64_t			 rid, until = clock_mono() + PATIENCE;
+	int			 len;
+
+	len = snprintf(line, sizeof(line), "%s %lld %s\n", id,
+	    (long long)fire, node);
+	if (write(logfd, line, len) != len) {
+		perror("claimer: log");
+		exit(1);
+	}
+	while (store_run_start(st, id, fire, 1, (int)getpid(),
+	    clock_now_ms(), &rid, &err) == -1)
+		patience(&err, until, "run start");
+}
+
+static void
+claim_one(const char *id, time_t fire)
+{
+	struct store_error	 err;
+	int64_t			 until = clock_mono() + PATIENCE;
+	int			 w;
+
+	while (store_claim(st, id, fire, &w, &err) == -1)
+		patience(&err, until, "claim");
+	if (w)
+		won(id, fire);
+}
+
+static int
+claim(int njobs, int first, int last, int batch)
+{
+	struct store_error	 err;
+	char			(*ids)[40];
+	const char		**idp;
+	unsigned char		*w;
+	size_t			 nwon, slots;
+	int64_t			 until;
+	int			 f, i;
+	time_t			 fire;
+
+	ids = calloc(njobs, sizeof(*ids));
+	idp = calloc(njobs, sizeof(*idp));
+	w = calloc(njobs, 1);
+	if (ids == NULL || idp == NULL || w == NULL)
+		return (1);
+	for (i = 0; i < njobs; i++) {
+		job_id(ids[i], sizeof(ids[i]), i);
+		idp[i] = ids[i];
+	}
+	for (f = first; f <= last; f++) {
+		fire = BASE + 60 * (time_t)f;
+		if (!batch) {
+			for (i = 0; i < njobs; i++)
+				claim_one(ids[i], fire);
+			continue;
+		}
+		/* A node with some free slots takes a share... */
+		slots = (size_t)njobs / 3 + 1;
+		until = clock_mono() + PATIENCE;
+		while (store_claim_batch(st, idp, njobs, fire, slots, w, &nwon,
+		    &err) == -1)
+			patience(&err, until, "batch claim");
+		for (i = 0; i < njobs; i++)
+			if (w[i])
+				won(ids[i], fire);
+		/* ...and tries the rest one by one, as the daemon will. */
+		for (i = 0; i < njobs; i++)
+			if (!w[i])
+				claim_one(ids[i], fire);
+	}
+	free(ids);
+	free(idp);
+	free(w);
+	return (0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct store_error	 err;
+	struct store_job	*jobs;
+	struct store_run	*runs;
+	const char		*errstr;
+	char			 id[40];
+	size_t			 n, i;
+	int			 njobs, first, last, rc = 0;
+
+	if (argc < 4)
+		usage();
+	if (strcmp(argv[1], "register") == 0 && argc == 5) {
+		njobs = strtonum(argv[4], 1, 1000000, &errstr);
+		if (errstr != NULL)
+			usage();
+		open_store(argv[2], argv[3], "setup");
+		if ((jobs = calloc(njobs, sizeof(*jobs))) == NULL)
+			return (1);
+		for (i = 0; i < (size_t)njobs; i++) {
+			job_id(id, sizeof(id), (int)i);
+			if ((jobs[i].j_id = strdup(id)) == NULL)
+				return (1);
+			jobs[i].j_owner = "storm";
+			jobs[i].j_sched = "* * * * *";
+			jobs[i].j_cmd = "true";
+		}
+		if (store_jobs_register(st, jobs, njobs, &err) == -1) {
+			fprintf(stderr, "claimer: %s\n", err.se_msg);
+			rc = 1;
+		}
+		for (i = 0; i < (size_t)njobs; i++)
+			free(jobs[i].j_id);
+		free(jobs);
+	} else if (strcmp(argv[1], "claim") == 0 && argc == 10) {
+		node = argv[4];
+		njobs = strtonum(argv[5], 1, 1000000, &errstr);
+		if (errstr == NULL)
+			first = strtonum(argv[6], 0, 1000000, &errstr);
+		if (errstr == NULL)
+			last = strtonum(argv[7], 0, 1000000, &errstr);
+		if (errstr != NULL)
+			usage();
+		if ((logfd = open(argv[8], O_WRONLY | O_CREAT | O_APPEND,
+		    0644)) == -1) {
+			perror(argv[8]);
+			return (1);
+		}
+		open_store(argv[2], argv[3], node);
+		rc = claim(njobs, first, last, strcmp(argv[9], "batch") == 0);
+		close(logfd);
+		if (nlost > 0)
+			fprintf(stderr, "claimer %s: waited out %u lost "
+			    "connections\n", node, nlost);
+	} else if (strcmp(argv[1], "runs") == 0) {
+		open_store(argv[2], argv[3], "check");
+		if (store_runs_list(st, NULL, 0, &runs, &n, &err) == -1) {
+			fprintf(stderr, "claimer: %s\n", err.se_msg);
+			return (1);
+		}
+		for (i = 0; i < n; i++)
+			printf("%s %lld %s\n", runs[i].r_job,
+			    (long long)runs[i].r_fire, runs[i].r_node);
+		store_runs_free(runs, n);
+	} else if (strcmp(argv[1], "jobs") == 0) {
+		open_store(argv[2], argv[3], "check");
+		if (store_jobs_list(st, NULL, &jobs, &n, &err) == -1) {
+			fprintf(stderr, "claimer: %s\n", err.se_msg);
+			return (1);
+		}
+		for (i = 0; i < n; i++)
+			printf("%s %lld %s\n", jobs[i].j_id,
+			    (long long)jobs[i].j_last_fire,
+			    jobs[i].j_claimed_by);
+		store_jobs_free(jobs, n);
+	} else
+		usage();
+	store_close(st);
+	return (rc);
+}
