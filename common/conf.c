@@ -53,9 +53,10 @@ static int	check_private_st(const struct stat *, const char *, char *,
 
 /*
  * Append one message to the list, prefixed with "FILE:LINE: ", or
- * "FILE: " when line is 0, or nothing when file is NULL.  Returns 0, or -1 with errno ENOMEM
- * (the list then holds what it could).  Past CONF_MAXERRORS messages
- * the rest are counted in one last line.
+ * "FILE: " when line is 0, or nothing when file is NULL.  Returns 0, or
+ * -1 with errno ENOMEM (the list then holds what it could).  Past
+ * CONF_MAXERRORS messages, one "too many errors" line ends the list and
+ * the rest are only counted.
  */
 static int
 conf_error(struct conf_errors *errs, const char *file, unsigned int line,

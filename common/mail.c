@@ -37,7 +37,6 @@ static void	buf_add(struct buf *, const char *, size_t);
 static void	buf_puts(struct buf *, const char *);
 static void	buf_header(struct buf *, const char *, const char *,
 		    const char *, const char *);
-static const char *env_get(char *const *, const char *);
 
 static void
 buf_add(struct buf *b, const char *s, size_t len)
@@ -93,19 +92,6 @@ buf_header(struct buf *b, const char *name, const char *pre,
 	if (post != NULL)
 		buf_puts(b, post);
 	buf_puts(b, "\n");
-}
-
-static const char *
-env_get(char *const *env, const char *name)
-{
-	size_t	 len = strlen(name);
-
-	if (env == NULL)
-		return (NULL);
-	for (; *env != NULL; env++)
-		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
-			return (*env + len + 1);
-	return (NULL);
 }
 
 const char *

@@ -70,7 +70,6 @@ static void	child(const struct spawn_req *, const char *, char *const *,
 static void	child_fail(int, int, int, int) __attribute__((__noreturn__));
 static int	moveup(int);
 static int	sig_default_raw(int);
-static const char *env_get(char *const *, const char *);
 static int	write_nosigpipe(int, const void *, size_t);
 static void	err_set(struct spawn_err *, int, int, int, const char *);
 static int	wait_start(struct spawn_job *, int, int, struct spawn_err *);
@@ -122,20 +121,6 @@ err_set(struct spawn_err *err, int step, int privstep, int errnum,
 		snprintf(err->se_msg, sizeof(err->se_msg), "%s%s%s: %s",
 		    spawn_stepname(step), what == NULL ? "" : " ",
 		    what == NULL ? "" : what, strerror(errnum));
-}
-
-/* The value of name in a "NAME=value" array, or NULL. */
-static const char *
-env_get(char *const *env, const char *name)
-{
-	size_t	 len = strlen(name);
-
-	if (env == NULL)
-		return (NULL);
-	for (; *env != NULL; env++)
-		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
-			return (*env + len + 1);
-	return (NULL);
 }
 
 /*

@@ -4,12 +4,14 @@
  *
  * common.c: unit tests of the small pure parts of common/: the timer
  * queue (against a plain array, through a long deterministic sequence
- * of sets, moves, deletions and pops), output buffers, and the decoding
- * of wait statuses.
+ * of sets, moves, deletions and pops), output buffers, the decoding
+ * of wait statuses, and environments as cron builds them for a job.
  */
 
 #include <sys/wait.h>
 
+#include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,11 +199,68 @@ test_status(void)
 	    "privdrop step name");
 }
 
+/* The environment as one string, "A=1 B=2 ...", for comparisons. */
+static const char *
+joined(char *const *env)
+{
+	static char	 buf[1024];
+	size_t		 i;
+
+	buf[0] = '\0';
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		if (i > 0)
+			strlcat(buf, " ", sizeof(buf));
+		strlcat(buf, env[i], sizeof(buf));
+	}
+	return (buf);
+}
+
+static void
+test_env(void)
+{
+	const char	*table[] = { "MAILTO=ops", "LOGNAME=root", "PATH=/opt",
+			    "X=a=b", "bogus", NULL };
+	const char	*home[] = { "HOME=/srv/h", "SHELL=/bin/bash", NULL };
+	struct passwd	 pw;
+	char		**env = NULL;
+
+	memset(&pw, 0, sizeof(pw));
+	pw.pw_name = (char *)"alice";
+	pw.pw_dir = (char *)"/home/alice";
+
+	ok(env_set(&env, "A", "1") == 0 && env_set(&env, "B", "") == 0 &&
+	    env_set(&env, "A", "3") == 0, "env_set from NULL");
+	is_str(joined(env), "A=3 B=", "replaced in place, empty value");
+	is_int((long long)env_count(env), 2, "env_count");
+	is_str(env_get(env, "B"), "", "env_get empty value");
+	is_str(env_get(env, "C"), NULL, "env_get absent");
+	is_str(env_get(NULL, "A"), NULL, "env_get on NULL");
+	ok(env_set(&env, "A=B", "x") == -1 && errno == EINVAL &&
+	    env_set(&env, "", "x") == -1, "bad names refused");
+	env_free(env);
+	env_free(NULL);
+
+	ok(env_job(&pw, table, &env) == 0, "env_job");
+	is_str(joined(env), "MAILTO=ops LOGNAME=alice PATH=/opt X=a=b "
+	    "SHELL=/bin/sh HOME=/home/alice USER=alice",
+	    "table first, defaults where unset, LOGNAME and USER forced");
+	env_free(env);
+	ok(env_job(&pw, home, &env) == 0, "env_job with HOME and SHELL");
+	is_str(joined(env), "HOME=/srv/h SHELL=/bin/bash PATH=/usr/bin:/bin "
+	    "LOGNAME=alice USER=alice", "the table may set HOME and SHELL");
+	env_free(env);
+	ok(env_job(&pw, NULL, &env) == 0, "env_job without a table");
+	is_str(joined(env), "SHELL=/bin/sh HOME=/home/alice "
+	    "PATH=/usr/bin:/bin LOGNAME=alice USER=alice", "cron's defaults");
+	env_free(env);
+}
+
 int
 main(void)
 {
 	test_timerq();
 	test_outbuf();
 	test_status();
+	test_env();
 	return (tap_done());
 }
