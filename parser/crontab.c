@@ -107,7 +107,7 @@ static int	 bad_envline(struct pstate *, const char *, size_t, size_t,
 		    const struct envline *);
 static int	 env_set(struct pstate *, const char *, size_t, const char *,
 		    size_t);
-static int	 do_env(struct pstate *, const char *, size_t, size_t,
+static int	 do_env(struct pstate *, const char *, size_t,
 		    const struct envline *);
 static int	 do_clustercron(struct pstate *, const char *, size_t,
 		    const char *, size_t, size_t, int *);
@@ -717,7 +717,7 @@ bad_name:
 
 /* An environment line: CRON_TZ and CLUSTERCRON_ are checked. */
 static int
-do_env(struct pstate *st, const char *l, size_t len, size_t lineno,
+do_env(struct pstate *st, const char *l, size_t lineno,
     const struct envline *ev)
 {
 	const char	*name = l + ev->v_name, *v = l + ev->v_value;
@@ -725,7 +725,6 @@ do_env(struct pstate *st, const char *l, size_t len, size_t lineno,
 	size_t		 before;
 	int		 ok;
 
-	(void)len;
 	if (nlen == 7 && memcmp(name, "CRON_TZ", 7) == 0) {
 		if (vlen == 0)
 			st->p_tz = NULL;
@@ -859,7 +858,7 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	struct cron_sched	 sched;
 	const char		*name;
 	const char *const	*snap;
-	size_t			 start, wend, ustart, ulen, ncap, line;
+	size_t			 start, wend, ustart, ulen, ncap;
 
 	name = st->p_name;
 	st->p_name = NULL;
@@ -938,11 +937,7 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	}
 	e->e_env = st->p_snap;
 	if (name != NULL) {
-		if (names_find(&st->p_names, name, &line))
-			return (add_diag(st, st->p_nameline, 0, 0, "found "
-			    "CLUSTERCRON_NAME=%s again, expected a name not "
-			    "used before in this table (line %zu has it)",
-			    name, line));
+		/* do_clustercron() made sure the name is new. */
 		if (names_add(&st->p_names, name, lineno) == -1)
 			return (-1);
 		e->e_opts.o_name = name;
@@ -1022,7 +1017,7 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 			continue;
 		switch (env_scan(l, n, pos, &ev)) {
 		case 1:
-			if (do_env(&st, l, n, lineno, &ev) == -1)
+			if (do_env(&st, l, lineno, &ev) == -1)
 				goto nomem;
 			break;
 		case 0:

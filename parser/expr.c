@@ -101,12 +101,13 @@ struct scan {
 static int	 is_blank(int);
 static void	 describe(const struct scan *, size_t, char *, size_t);
 static size_t	 word_end(const struct scan *, size_t);
-static int	 parse_macro(struct scan *, size_t *, int,
-		    struct cron_sched *);
+static int	 parse_macro(struct scan *, size_t *, struct cron_sched *);
 static int	 parse_value(struct scan *, const struct field *, size_t *,
 		    int *);
 static int	 parse_step(struct scan *, const struct field *, size_t *,
 		    int *);
+static void	 reversed(struct scan *, const struct field *, size_t,
+		    size_t, int);
 static int	 parse_field(struct scan *, const struct field *, size_t *,
 		    uint64_t *, int *);
 
@@ -162,7 +163,7 @@ word_end(const struct scan *s, size_t pos)
 }
 
 static int
-parse_macro(struct scan *s, size_t *posp, int flags, struct cron_sched *out)
+parse_macro(struct scan *s, size_t *posp, struct cron_sched *out)
 {
 	const struct macro	*m;
 	size_t			 pos, end, i, n;
@@ -187,7 +188,6 @@ parse_macro(struct scan *s, size_t *posp, int flags, struct cron_sched *out)
 	/* With seconds, macros fire at second 0; never for @reboot. */
 	if ((m->m_flags & SCHED_REBOOT) == 0)
 		out->s_sec = 1;
-	(void)flags;
 	out->s_min = m->m_min;
 	out->s_hour = m->m_hour;
 	out->s_dom = m->m_dom;
@@ -316,6 +316,30 @@ parse_step(struct scan *s, const struct field *f, size_t *posp, int *vp)
 }
 
 /*
+ * A reversed range such as 30-10: older Vixie cron rejects it, newer
+ * cronie accepts it and never runs the line.  Sunday at the end of a
+ * range (mon-sun) is the likely mistake in the day-of-week field.
+ */
+static void
+reversed(struct scan *s, const struct field *f, size_t start, size_t end,
+    int hi)
+{
+	int	 n;
+
+	n = (int)(end - start > TOKMAX ? TOKMAX : end - start);
+	if (f->f_names == dow_names && hi == 0)
+		expr_diag(s->s_diag, start + 1, 0, "found reversed range %.*s "
+		    "in the %s field, expected low-high with low <= high "
+		    "(Sunday is 7 at the end of a range)", n,
+		    s->s_line + start, f->f_name);
+	else
+		expr_diag(s->s_diag, start + 1, 0, "found reversed range %.*s "
+		    "in the %s field, expected low-high with low <= high "
+		    "(cron would never run it)", n, s->s_line + start,
+		    f->f_name);
+}
+
+/*
  * field = item {',' item}
  * item  = '*' ['/' step] | value ['-' value ['/' step]]
  */
@@ -349,12 +373,7 @@ parse_field(struct scan *s, const struct field *f, size_t *posp,
 				if (parse_value(s, f, &pos, &hi) == -1)
 					return (-1);
 				if (lo > hi) {
-					expr_diag(s->s_diag, start + 1, 0,
-					    "found reversed range %d-%d in "
-					    "the %s field, expected low-high "
-					    "with low <= high (cron would "
-					    "never run it)", lo, hi,
-					    f->f_name);
+					reversed(s, f, start, pos, hi);
 					return (-1);
 				}
 				isrange = 1;
@@ -417,7 +436,7 @@ expr_parse(const char *line, size_t len, size_t *posp, int flags,
 	s.s_diag = diag;
 	pos = *posp;
 	if (pos < len && line[pos] == '@') {
-		if (parse_macro(&s, &pos, flags, out) == -1)
+		if (parse_macro(&s, &pos, out) == -1)
 			return (-1);
 		*posp = pos;
 		return (0);
