@@ -430,26 +430,26 @@ int	 timerq_peek(const struct timerq *, uint32_t *, int64_t *);
 int	 timerq_pop(struct timerq *, uint32_t *, int64_t *);
 
 /*
- * env.c: environments, NULL-terminated arrays of "NAME=value".
- * env_get() returns the value of name, or NULL (env may be NULL).
- * env_set() sets name to value (both copied) in the array *envp, which
- * it owns and grows (*envp may start NULL); a name already there keeps
- * its place.  Returns 0, or -1 with errno (EINVAL for a name that is
- * empty or holds "=").  env_count() counts the strings; env_free()
- * frees the array and its strings (NULL is a no-op).
+ * jobenv.c: environments, NULL-terminated arrays of "NAME=value".
+ * jobenv_get() returns the value of name, or NULL (env may be NULL).
+ * jobenv_set() sets name to value (both copied) in the array *envp,
+ * which it owns and grows (*envp may start NULL); a name already there
+ * keeps its place.  Returns 0, or -1 with errno (EINVAL for a name that
+ * is empty or holds "=").  jobenv_count() counts the strings;
+ * jobenv_free() frees the array and its strings (NULL is a no-op).
  *
- * env_job() builds the environment cron(8) gives a job of the user pw:
- * the table's variables in order (table as the parser keeps them,
+ * jobenv_build() builds the environment cron(8) gives a job of the user
+ * pw: the table's variables in order (table as the parser keeps them,
  * borrowed), then SHELL=/bin/sh, HOME from pw and PATH=/usr/bin:/bin
  * where the table set none, then LOGNAME and USER from pw, which the
- * table cannot override.  The caller adds its own (env_set()) and frees
- * the result with env_free().  Returns 0, or -1 with ENOMEM and *envp
- * NULL.
+ * table cannot override.  The caller adds its own (jobenv_set()) and
+ * frees the result with jobenv_free().  Returns 0, or -1 with ENOMEM and
+ * *envp NULL.
  */
-const char *env_get(char *const *, const char *);
-int	 env_set(char ***, const char *, const char *);
-size_t	 env_count(char *const *);
-void	 env_free(char **);
-int	 env_job(const struct passwd *, const char *const *, char ***);
+const char *jobenv_get(char *const *, const char *);
+int	 jobenv_set(char ***, const char *, const char *);
+size_t	 jobenv_count(char *const *);
+void	 jobenv_free(char **);
+int	 jobenv_build(const struct passwd *, const char *const *, char ***);
 
 #endif /* COMMON_H */

@@ -99,7 +99,7 @@ mail_recipient(char *const *env, const char *user)
 {
 	const char	*to;
 
-	if ((to = env_get(env, "MAILTO")) == NULL)
+	if ((to = jobenv_get(env, "MAILTO")) == NULL)
 		return (user);
 	if (*to == '\0')
 		return (NULL);
@@ -155,12 +155,12 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 	buf_header(&b, "To", NULL, req->mr_to, NULL);
 	snprintf(subj, sizeof(subj), "Cron <%s@%s> ", req->mr_user, host);
 	buf_header(&b, "Subject", subj, req->mr_cmd, NULL);
-	if ((ct = env_get(req->mr_env, "CONTENT_TYPE")) != NULL)
+	if ((ct = jobenv_get(req->mr_env, "CONTENT_TYPE")) != NULL)
 		buf_header(&b, "Content-Type", NULL, ct, NULL);
 	else
 		buf_header(&b, "Content-Type", NULL,
 		    "text/plain; charset=UTF-8", NULL);
-	if ((cte = env_get(req->mr_env, "CONTENT_TRANSFER_ENCODING")) != NULL)
+	if ((cte = jobenv_get(req->mr_env, "CONTENT_TRANSFER_ENCODING")) != NULL)
 		buf_header(&b, "Content-Transfer-Encoding", NULL, cte, NULL);
 	buf_header(&b, "Auto-Submitted", NULL, "auto-generated", NULL);
 	for (e = req->mr_env; e != NULL && *e != NULL; e++)

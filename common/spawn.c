@@ -323,7 +323,7 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	outbuf_init(&job->sj_output, req->sr_outmax);
 
 	if (req->sr_cmd != NULL) {
-		if ((shell = env_get(req->sr_env, "SHELL")) == NULL ||
+		if ((shell = jobenv_get(req->sr_env, "SHELL")) == NULL ||
 		    *shell == '\0')
 			shell = SPAWN_SHELL;
 		sargv[0] = (char *)shell;
@@ -340,7 +340,7 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	}
 	/* The working directory: as asked, else HOME, else the user's. */
 	if ((dir = req->sr_dir) == NULL &&
-	    (dir = env_get(req->sr_env, "HOME")) == NULL &&
+	    (dir = jobenv_get(req->sr_env, "HOME")) == NULL &&
 	    (req->sr_pw == NULL || (dir = req->sr_pw->pw_dir) == NULL))
 		dir = "/";
 	if ((job->sj_path = strdup(argv[0])) == NULL ||

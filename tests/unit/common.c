@@ -228,31 +228,31 @@ test_env(void)
 	pw.pw_name = (char *)"alice";
 	pw.pw_dir = (char *)"/home/alice";
 
-	ok(env_set(&env, "A", "1") == 0 && env_set(&env, "B", "") == 0 &&
-	    env_set(&env, "A", "3") == 0, "env_set from NULL");
+	ok(jobenv_set(&env, "A", "1") == 0 && jobenv_set(&env, "B", "") == 0 &&
+	    jobenv_set(&env, "A", "3") == 0, "jobenv_set from NULL");
 	is_str(joined(env), "A=3 B=", "replaced in place, empty value");
-	is_int((long long)env_count(env), 2, "env_count");
-	is_str(env_get(env, "B"), "", "env_get empty value");
-	is_str(env_get(env, "C"), NULL, "env_get absent");
-	is_str(env_get(NULL, "A"), NULL, "env_get on NULL");
-	ok(env_set(&env, "A=B", "x") == -1 && errno == EINVAL &&
-	    env_set(&env, "", "x") == -1, "bad names refused");
-	env_free(env);
-	env_free(NULL);
+	is_int((long long)jobenv_count(env), 2, "jobenv_count");
+	is_str(jobenv_get(env, "B"), "", "jobenv_get empty value");
+	is_str(jobenv_get(env, "C"), NULL, "jobenv_get absent");
+	is_str(jobenv_get(NULL, "A"), NULL, "jobenv_get on NULL");
+	ok(jobenv_set(&env, "A=B", "x") == -1 && errno == EINVAL &&
+	    jobenv_set(&env, "", "x") == -1, "bad names refused");
+	jobenv_free(env);
+	jobenv_free(NULL);
 
-	ok(env_job(&pw, table, &env) == 0, "env_job");
+	ok(jobenv_build(&pw, table, &env) == 0, "jobenv_build");
 	is_str(joined(env), "MAILTO=ops LOGNAME=alice PATH=/opt X=a=b "
 	    "SHELL=/bin/sh HOME=/home/alice USER=alice",
 	    "table first, defaults where unset, LOGNAME and USER forced");
-	env_free(env);
-	ok(env_job(&pw, home, &env) == 0, "env_job with HOME and SHELL");
+	jobenv_free(env);
+	ok(jobenv_build(&pw, home, &env) == 0, "jobenv_build with HOME and SHELL");
 	is_str(joined(env), "HOME=/srv/h SHELL=/bin/bash PATH=/usr/bin:/bin "
 	    "LOGNAME=alice USER=alice", "the table may set HOME and SHELL");
-	env_free(env);
-	ok(env_job(&pw, NULL, &env) == 0, "env_job without a table");
+	jobenv_free(env);
+	ok(jobenv_build(&pw, NULL, &env) == 0, "jobenv_build without a table");
 	is_str(joined(env), "SHELL=/bin/sh HOME=/home/alice "
 	    "PATH=/usr/bin:/bin LOGNAME=alice USER=alice", "cron's defaults");
-	env_free(env);
+	jobenv_free(env);
 }
 
 int

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * env.c: environments as NULL-terminated arrays of "NAME=value"
+ * jobenv.c: environments as NULL-terminated arrays of "NAME=value"
  * strings, and the environment cron(8) gives a job: the table's
  * variables, SHELL, HOME and PATH where the table sets none, and
  * LOGNAME and USER always from the owner's passwd entry, so that a
@@ -28,7 +28,7 @@ namelen(const char *s)
 }
 
 const char *
-env_get(char *const *env, const char *name)
+jobenv_get(char *const *env, const char *name)
 {
 	size_t	 len = strlen(name);
 
@@ -41,7 +41,7 @@ env_get(char *const *env, const char *name)
 }
 
 size_t
-env_count(char *const *env)
+jobenv_count(char *const *env)
 {
 	size_t	 n = 0;
 
@@ -52,7 +52,7 @@ env_count(char *const *env)
 }
 
 void
-env_free(char **env)
+jobenv_free(char **env)
 {
 	size_t	 i;
 
@@ -65,12 +65,12 @@ env_free(char **env)
 
 /* Put the string s ("NAME=value", now owned by env) in place. */
 static int
-env_put(char ***envp, char *s)
+jobenv_put(char ***envp, char *s)
 {
 	char	**env = *envp, **nenv;
 	size_t	  n, i, len = namelen(s);
 
-	n = env_count(env);
+	n = jobenv_count(env);
 	for (i = 0; i < n; i++) {
 		if (namelen(env[i]) == len && strncmp(env[i], s, len) == 0) {
 			free(env[i]);
@@ -89,7 +89,7 @@ env_put(char ***envp, char *s)
 }
 
 int
-env_set(char ***envp, const char *name, const char *value)
+jobenv_set(char ***envp, const char *name, const char *value)
 {
 	char	*s;
 
@@ -99,11 +99,11 @@ env_set(char ***envp, const char *name, const char *value)
 	}
 	if (asprintf(&s, "%s=%s", name, value) == -1)
 		return (-1);
-	return (env_put(envp, s));
+	return (jobenv_put(envp, s));
 }
 
 int
-env_job(const struct passwd *pw, const char *const *table, char ***envp)
+jobenv_build(const struct passwd *pw, const char *const *table, char ***envp)
 {
 	char	**env = NULL;
 	char	 *s;
@@ -116,23 +116,23 @@ env_job(const struct passwd *pw, const char *const *table, char ***envp)
 	for (i = 0; table != NULL && table[i] != NULL; i++) {
 		if (strchr(table[i], '=') == NULL || *table[i] == '=')
 			continue;
-		if ((s = strdup(table[i])) == NULL || env_put(&env, s) == -1)
+		if ((s = strdup(table[i])) == NULL || jobenv_put(&env, s) == -1)
 			goto fail;
 	}
-	if ((env_get(env, "SHELL") == NULL &&
-	    env_set(&env, "SHELL", ENV_SHELL) == -1) ||
-	    (env_get(env, "HOME") == NULL &&
-	    env_set(&env, "HOME", pw->pw_dir) == -1) ||
-	    (env_get(env, "PATH") == NULL &&
-	    env_set(&env, "PATH", ENV_PATH) == -1) ||
-	    env_set(&env, "LOGNAME", pw->pw_name) == -1 ||
-	    env_set(&env, "USER", pw->pw_name) == -1)
+	if ((jobenv_get(env, "SHELL") == NULL &&
+	    jobenv_set(&env, "SHELL", ENV_SHELL) == -1) ||
+	    (jobenv_get(env, "HOME") == NULL &&
+	    jobenv_set(&env, "HOME", pw->pw_dir) == -1) ||
+	    (jobenv_get(env, "PATH") == NULL &&
+	    jobenv_set(&env, "PATH", ENV_PATH) == -1) ||
+	    jobenv_set(&env, "LOGNAME", pw->pw_name) == -1 ||
+	    jobenv_set(&env, "USER", pw->pw_name) == -1)
 		goto fail;
 	*envp = env;
 	return (0);
 fail:
 	saved = errno;
-	env_free(env);
+	jobenv_free(env);
 	errno = saved;
 	return (-1);
 }
