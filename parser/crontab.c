@@ -857,7 +857,7 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	struct cron_diag	 d;
 	struct cron_sched	 sched;
 	const char		*name;
-	const char *const	*snap;
+	const char		**snap;
 	size_t			 start, wend, ustart, ulen, ncap;
 
 	name = st->p_name;
@@ -929,9 +929,8 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 			    sizeof(*snap), _Alignof(const char *));
 			if (snap == NULL)
 				return (-1);
-			memcpy((void *)snap, st->p_env, st->p_nenv *
-			    sizeof(*snap));
-			((const char **)snap)[st->p_nenv] = NULL;
+			memcpy(snap, st->p_env, st->p_nenv * sizeof(*snap));
+			snap[st->p_nenv] = NULL;
 			st->p_snap = snap;
 		}
 	}
@@ -1029,6 +1028,12 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 				goto nomem;
 			break;
 		}
+		/*
+		 * A last line without a newline: cron implementations
+		 * differ (crontab(1) of Debian and cronie refuses the
+		 * file, crond rejects or drops the line).  It is read
+		 * here, with a warning when it holds more than a comment.
+		 */
 		if (lastline && add_diag(&st, lineno, 0, 1, "missing newline "
 		    "at end of file (some cron versions ignore or reject "
 		    "this last line)") == -1)
