@@ -24,6 +24,9 @@ struct verb {
 
 int	 verb_next(int, char **);
 
+/* The daemon: clustercron without a verb (daemon.c). */
+int	 daemon_main(int, char **);
+
 /*
  * tz_load() reads and parses a zone by name (NULL: the local zone).
  * Returns the zone, or NULL with a message in errbuf.  Shared by the

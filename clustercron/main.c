@@ -2,8 +2,8 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * main.c: clustercron with an admin verb runs the verb; the daemon
- * itself comes with issue 4.
+ * main.c: clustercron with an admin verb runs the verb; without one (no
+ * argument, or options only) it is the daemon (daemon.c).
  */
 
 #include <err.h>
@@ -24,9 +24,11 @@ usage(void)
 {
 	size_t	 i;
 
+	fprintf(stderr, "usage: %s [-df] [-c file] [-n node]\n",
+	    getprogname());
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(stderr, "%s %s %s\n", i == 0 ? "usage:" : "      ",
-		    getprogname(), verbs[i].v_usage);
+		fprintf(stderr, "       %s %s\n", getprogname(),
+		    verbs[i].v_usage);
 	exit(1);
 }
 
@@ -35,8 +37,8 @@ main(int argc, char **argv)
 {
 	size_t	 i;
 
-	if (argc < 2)
-		usage();
+	if (argc < 2 || argv[1][0] == '-')
+		return (daemon_main(argc, argv));
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (strcmp(argv[1], verbs[i].v_name) == 0) {
 			/* getopt starts again at the verb's own options. */

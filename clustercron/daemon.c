@@ -1,0 +1,652 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * daemon.c: clustercron without a verb, the daemon.  It reads its
+ * configuration, takes the pid file, opens the store, loads the tables
+ * and then lives in one loop that owns time: it sleeps in ppoll() until
+ * the earliest timer, a signal, a table change or a job's output, and
+ * does what is due.  There is no per-minute scan: every job has one
+ * timer in a heap, due at its next fire.
+ *
+ * Time.  Fires are instants on the wall clock, and the wall clock can
+ * jump: a suspended laptop resumes hours later, NTP steps the clock, an
+ * operator sets it.  Every turn of the loop compares how far the wall
+ * clock moved with how far the monotonic clock moved; a difference of
+ * more than JUMP_SLACK is a jump.  As cron(8) does:
+ *
+ *  - a small jump forward (up to three hours) runs what it skipped,
+ *    each job once: every job whose timer fell in the gap fires once
+ *    and is then rescheduled from the present (d_jump_floor);
+ *  - a small jump backward runs nothing twice: the timers were set for
+ *    instants after the old present and simply wait for them;
+ *  - a jump of more than three hours either way is not made up for:
+ *    every job is rescheduled from the present.
+ *
+ * DST is not a jump: fires are UTC instants computed by sched_next(),
+ * which applies cron's rules for skipped and repeated local times.
+ *
+ * The loop learns of a set clock at once, not at its next wake-up,
+ * through a timerfd armed far in the future with
+ * TFD_TIMER_CANCEL_ON_SET, which becomes readable when the clock is set.
+ *
+ * Signals are blocked except inside ppoll(); their handlers only set
+ * flags.  SIGHUP reloads every table; SIGTERM and SIGINT stop
+ * scheduling, wait up to shutdown-grace for the running jobs, kill
+ * what is left and exit; SIGCHLD reaps.
+ */
+
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/types.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libutil.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clustercron.h"
+#include "common.h"
+#include "daemon.h"
+#include "paths.h"
+#include "store.h"
+
+#define JUMP_SLACK	2000			/* ms */
+#define JUMP_BIG	(3 * 3600 * 1000LL)	/* ms */
+#define FAR_FUTURE	7258118400LL		/* 2200-01-01 */
+
+struct daemon	 D;
+extern char	**environ;
+
+static volatile sig_atomic_t	 got_hup, got_term, got_chld;
+
+static void	 usage(void);
+static void	 sighandler(int);
+static void	 conf_read(const char *, int);
+static void	 store_connect(struct timer *);
+static void	 stop_begin(void);
+static void	 stop_expired(struct timer *);
+static void	 loop(void);
+static void	 clock_check(int64_t *, int64_t *);
+static int	 timerfd_arm(int);
+static void	 reboot_jobs(void);
+
+/*
+ * The keys of clustercron.conf the daemon reads.  Defaults that depend
+ * on whether the daemon runs as root are filled in by conf_read().
+ */
+enum {
+	K_STORE, K_MYSQL_FILE, K_MYSQL_GROUP, K_NODE, K_CRONTAB, K_CRONDIR,
+	K_SPOOL, K_STORE_TABLES, K_PIDFILE, K_REBOOTFILE, K_SENDMAIL,
+	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
+	K_RETRY, K_OUTPUT_MAX, K_COUNT
+};
+
+static const struct conf_key keys[K_COUNT] = {
+	[K_STORE] = { "store", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
+	[K_MYSQL_FILE] = { "mysql-defaults-file", CONF_STRING, 0, 0, 0,
+	    NULL },
+	[K_MYSQL_GROUP] = { "mysql-group", CONF_STRING, CONF_NONEMPTY, 0,
+	    0, "client" },
+	[K_NODE] = { "node", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
+	[K_CRONTAB] = { "crontab", CONF_STRING, 0, 0, 0, NULL },
+	[K_CRONDIR] = { "crontab-dir", CONF_STRING, 0, 0, 0, NULL },
+	[K_SPOOL] = { "spool-dir", CONF_STRING, 0, 0, 0, NULL },
+	[K_STORE_TABLES] = { "store-tables", CONF_BOOL, 0, 0, 1, "yes" },
+	[K_PIDFILE] = { "pidfile", CONF_STRING, 0, 0, 0, NULL },
+	[K_REBOOTFILE] = { "reboot-file", CONF_STRING, 0, 0, 0, NULL },
+	[K_SENDMAIL] = { "sendmail", CONF_STRING, 0, 0, 0,
+	    "/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem -oi -t" },
+	[K_SHUTDOWN] = { "shutdown-grace", CONF_DURATION, 0, 0, 86400,
+	    "30s" },
+	[K_HEARTBEAT] = { "heartbeat-interval", CONF_DURATION, 0, 1, 3600,
+	    "5s" },
+	[K_CHECK] = { "table-check-interval", CONF_DURATION, 0, 0, 86400,
+	    "60s" },
+	[K_STORE_CHECK] = { "store-tables-interval", CONF_DURATION, 0, 0,
+	    86400, "10s" },
+	[K_DEFER] = { "claim-defer-ms", CONF_UINT, 0, 0, 60000, "200" },
+	[K_RETRY] = { "store-retry-interval", CONF_DURATION, 0, 1, 3600,
+	    "5s" },
+	[K_OUTPUT_MAX] = { "output-max", CONF_BYTES, 0, 1024,
+	    64 * 1024 * 1024, "256K" },
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-dfS] [-c file] [-n node]\n",
+	    getprogname());
+	exit(1);
+}
+
+static void
+sighandler(int sig)
+{
+	switch (sig) {
+	case SIGHUP:
+		got_hup = 1;
+		break;
+	case SIGCHLD:
+		got_chld = 1;
+		break;
+	default:
+		got_term = 1;
+		break;
+	}
+}
+
+/* Set *dst to the key's value, or to dflt when the key is not set. */
+static void
+conf_take(struct conf *cf, int k, char **dst, const char *dflt)
+{
+	const char	*v;
+
+	v = conf_str(cf, k);
+	if (v == NULL)
+		v = dflt;
+	*dst = v == NULL ? NULL : xstrdup(v);
+}
+
+/*
+ * Read the configuration file.  An explicit -c file must exist; the
+ * default one may be missing, and the defaults then apply: as root the
+ * system's paths, as an ordinary user paths under ~/.clustercron, so
+ * that a user can try the daemon on tables and a store of their own.
+ */
+static void
+conf_read(const char *path, int explicit)
+{
+	struct dconf		*c = &D.d_conf;
+	struct conf		*cf = NULL;
+	struct conf_errors	 errs;
+	struct passwd		*pw;
+	struct stat		 sb;
+	char			*home = NULL, *dflt_store, *dflt_pid, *dflt_boot;
+	char			 host[256];
+	size_t			 i;
+
+	memset(&errs, 0, sizeof(errs));
+	if (!D.d_root) {
+		if ((pw = getpwuid(D.d_uid)) == NULL)
+			errx(1, "unknown user id %lu", (unsigned long)D.d_uid);
+		D.d_user = xstrdup(pw->pw_name);
+		xasprintf(&home, "%s/.clustercron", pw->pw_dir);
+		if (!explicit)
+			xasprintf((char **)&path, "%s/clustercron.conf", home);
+	}
+	if (explicit || stat(path, &sb) == 0) {
+		if (conf_load(path, keys, K_COUNT, &cf, &errs) == -1) {
+			for (i = 0; i < errs.ce_count; i++)
+				warnx("%s", errs.ce_msg[i]);
+			if (errs.ce_count == 0)
+				warn("%s", path);
+			exit(1);
+		}
+		c->c_file = xstrdup(path);
+	} else if (conf_parse("defaults", "", 0, keys, K_COUNT, &cf,
+	    &errs) == -1)
+		errx(1, "cannot set the defaults");
+	conf_errors_free(&errs);
+
+	if (D.d_root) {
+		dflt_store = "sqlite:" PATH_STATEDIR "/clustercron.db";
+		dflt_pid = PATH_RUNDIR "/clustercron.pid";
+		dflt_boot = PATH_RUNDIR "/clustercron.reboot";
+		conf_take(cf, K_STORE, &c->c_store, dflt_store);
+		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
+		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+	} else {
+		xasprintf(&dflt_store, "sqlite:%s/clustercron.db", home);
+		xasprintf(&dflt_pid, "%s/clustercron.pid", home);
+		xasprintf(&dflt_boot, "%s/reboot", home);
+		conf_take(cf, K_STORE, &c->c_store, dflt_store);
+		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
+		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+		free(dflt_store);
+		free(dflt_pid);
+		free(dflt_boot);
+		free((char *)(explicit ? NULL : path));
+	}
+	free(home);
+	conf_take(cf, K_MYSQL_FILE, &c->c_mysql_file, NULL);
+	conf_take(cf, K_MYSQL_GROUP, &c->c_mysql_group, "client");
+	if (c->c_node == NULL) {
+		if (gethostname(host, sizeof(host)) == -1)
+			strlcpy(host, "localhost", sizeof(host));
+		host[sizeof(host) - 1] = '\0';
+		conf_take(cf, K_NODE, &c->c_node, host);
+	}
+	conf_take(cf, K_CRONTAB, &c->c_crontab, "/etc/crontab");
+	conf_take(cf, K_CRONDIR, &c->c_crondir, "/etc/cron.d");
+	conf_take(cf, K_SPOOL, &c->c_spool, PATH_SPOOLDIR);
+	conf_take(cf, K_SENDMAIL, &c->c_sendmail, NULL);
+	c->c_store_tables = conf_num(cf, K_STORE_TABLES) != 0;
+	c->c_shutdown_ms = (int64_t)conf_num(cf, K_SHUTDOWN) * 1000;
+	c->c_heartbeat_ms = (int64_t)conf_num(cf, K_HEARTBEAT) * 1000;
+	c->c_check_ms = (int64_t)conf_num(cf, K_CHECK) * 1000;
+	c->c_store_check_ms = (int64_t)conf_num(cf, K_STORE_CHECK) * 1000;
+	c->c_defer_ms = (int64_t)conf_num(cf, K_DEFER);
+	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
+	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
+	conf_free(cf);
+}
+
+/* Write an instant as 2026-03-08T08:00:00Z. */
+void
+fmt_utc(time_t t, char *buf, size_t len)
+{
+	struct tm	 tm;
+
+	if (gmtime_r(&t, &tm) == NULL)
+		snprintf(buf, len, "%lld", (long long)t);
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Whether cluster jobs may be claimed now. */
+int
+store_usable(void)
+{
+	return (D.d_st != NULL && !D.d_store_down);
+}
+
+/*
+ * A store call failed.  The node runs no cluster job until a call
+ * succeeds again; that is logged once per outage, not at every fire.
+ * Every outage owes a pass over the misfires when it ends.
+ */
+void
+store_failed(const char *what, const struct store_error *se)
+{
+	if (!D.d_store_down)
+		log_warnx("(CRON) STORE DOWN (%s: %s; running no cluster job)",
+		    what, se->se_msg);
+	D.d_store_down = 1;
+	D.d_recover = 1;
+}
+
+/*
+ * Open the store, now or when the reconnection timer comes due.  The
+ * store reconnects by itself once open; this is for a store that could
+ * not be opened at all.
+ */
+static void
+store_connect(struct timer *t)
+{
+	struct store_config	 sc;
+	struct store_error	 se;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.sc_url = D.d_conf.c_store;
+	sc.sc_mysql_file = D.d_conf.c_mysql_file;
+	sc.sc_mysql_group = D.d_conf.c_mysql_group;
+	sc.sc_node = D.d_conf.c_node;
+	sc.sc_output_max = D.d_conf.c_output_max > 65536 ? 65536 :
+	    D.d_conf.c_output_max;
+	if (store_open(&sc, &D.d_st, &se) == -1) {
+		if (!D.d_store_down)
+			log_warnx("(CRON) STORE DOWN (%s; running no cluster "
+			    "job)", se.se_msg);
+		D.d_store_down = 1;
+		D.d_recover = 1;
+		if (strncmp(D.d_conf.c_store, "mysql:", 6) == 0)
+			heap_set(&D.d_mono, &D.d_open_timer,
+			    D.d_mono_now + D.d_conf.c_retry_ms);
+		return;
+	}
+	D.d_mysql = strcmp(store_backend(D.d_st), "mysql") == 0;
+	if (D.d_store_down)
+		log_info("(CRON) STORE BACK (%s)", store_backend(D.d_st));
+	D.d_store_down = 0;
+	if (t != NULL) {
+		/* Reconnected after a failed start: catch up. */
+		tables_register(1);
+		fire_recover();
+		node_start();
+	}
+}
+
+static void
+stop_begin(void)
+{
+	if (D.d_stopping)
+		return;
+	D.d_stopping = 1;
+	log_info("(CRON) STOPPING (%zu running, waiting up to %llds)",
+	    run_count(), (long long)(D.d_conf.c_shutdown_ms / 1000));
+	/* No more fires: empty the wall-clock heap. */
+	while (heap_top(&D.d_wall) != NULL)
+		heap_del(&D.d_wall, heap_top(&D.d_wall));
+	run_killall(0);
+	heap_del(&D.d_mono, &D.d_check_timer);
+	heap_del(&D.d_mono, &D.d_beat_timer);
+	heap_del(&D.d_mono, &D.d_stcheck_timer);
+	heap_del(&D.d_mono, &D.d_scan_timer);
+	heap_del(&D.d_mono, &D.d_open_timer);
+	timer_init(&D.d_stop_timer, stop_expired, NULL);
+	heap_set(&D.d_mono, &D.d_stop_timer,
+	    D.d_mono_now + D.d_conf.c_shutdown_ms);
+}
+
+static void
+stop_expired(struct timer *t)
+{
+	if (run_count() > 0) {
+		log_warnx("(CRON) STOPPING (killing %zu jobs still running "
+		    "after the grace)", run_count());
+		run_killall(SIGKILL);
+	}
+}
+
+/*
+ * Compare the wall clock with the monotonic clock since the last turn
+ * (see the comment at the top of the file).
+ */
+static void
+clock_check(int64_t *last_wall, int64_t *last_mono)
+{
+	int64_t	 expected, delta;
+
+	D.d_now = clock_now_ms();
+	D.d_mono_now = clock_mono();
+	D.d_jump_floor = 0;
+	expected = *last_wall + (D.d_mono_now - *last_mono);
+	delta = D.d_now - expected;
+	*last_wall = D.d_now;
+	*last_mono = D.d_mono_now;
+	if (delta <= JUMP_SLACK && delta >= -JUMP_SLACK)
+		return;
+	log_info("(CRON) TIME JUMP (%s %lld s)",
+	    delta > 0 ? "forward" : "backward",
+	    (long long)(delta > 0 ? delta : -delta) / 1000);
+	if (D.d_stopping)
+		return;
+	if (delta > JUMP_BIG || delta < -JUMP_BIG)
+		jobs_reschedule_all();
+	else if (delta > 0)
+		D.d_jump_floor = D.d_now;
+}
+
+/* Arm the clock-change detector; 0 or -1. */
+static int
+timerfd_arm(int fd)
+{
+	struct itimerspec	 its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)FAR_FUTURE;
+	return (timerfd_settime(fd, TFD_TIMER_ABSTIME |
+	    TFD_TIMER_CANCEL_ON_SET, &its, NULL));
+}
+
+#define POLL_FIXED	2	/* inotify, timerfd */
+
+static void
+loop(void)
+{
+	struct pollfd	*pfd = NULL;
+	struct fire	**pfire = NULL;
+	struct timer	*t;
+	struct timespec	 ts, *tsp;
+	sigset_t	 empty;
+	size_t		 n, cap = 0, i;
+	int64_t		 last_wall, last_mono, wait, w;
+	int		 tfd, r;
+	uint64_t	 exp;
+
+	sigemptyset(&empty);
+	tfd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tfd != -1 && timerfd_arm(tfd) == -1) {
+		close(tfd);
+		tfd = -1;
+	}
+	last_wall = clock_now_ms();
+	last_mono = clock_mono();
+
+	for (;;) {
+		clock_check(&last_wall, &last_mono);
+		if (got_term) {
+			got_term = 0;
+			stop_begin();
+		}
+		if (got_chld) {
+			got_chld = 0;
+			run_reap();
+		}
+		if (got_hup) {
+			got_hup = 0;
+			if (!D.d_stopping) {
+				log_info("(CRON) RELOAD (SIGHUP)");
+				tables_scan_all(1);
+			}
+		}
+		if (D.d_stopping && run_count() == 0)
+			break;
+
+		/* What is due: monotonic timers, then fires. */
+		while ((t = heap_top(&D.d_mono)) != NULL &&
+		    t->t_when <= D.d_mono_now) {
+			heap_del(&D.d_mono, t);
+			t->t_fn(t);
+		}
+		while ((t = heap_top(&D.d_wall)) != NULL &&
+		    t->t_when <= D.d_now) {
+			heap_del(&D.d_wall, t);
+			t->t_fn(t);
+		}
+		if (D.d_stopping && run_count() == 0)
+			break;
+
+		/* Sleep until the earliest of them. */
+		wait = -1;
+		if ((t = heap_top(&D.d_mono)) != NULL)
+			wait = t->t_when - D.d_mono_now;
+		if ((t = heap_top(&D.d_wall)) != NULL) {
+			w = t->t_when - clock_now_ms();
+			if (wait == -1 || w < wait)
+				wait = w;
+		}
+		if (wait < 0 && wait != -1)
+			wait = 0;
+		tsp = NULL;
+		if (wait != -1) {
+			ts.tv_sec = wait / 1000;
+			ts.tv_nsec = (wait % 1000) * 1000000;
+			tsp = &ts;
+		}
+
+		n = run_count() + POLL_FIXED;
+		if (n > cap) {
+			cap = n * 2;
+			pfd = xreallocarray(pfd, cap, sizeof(*pfd));
+			pfire = xreallocarray(pfire, cap, sizeof(*pfire));
+		}
+		pfd[0].fd = D.d_ino;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = tfd;
+		pfd[1].events = POLLIN;
+		n = POLL_FIXED;
+		run_pollfds(pfd, &n, cap, pfire);
+
+		r = ppoll(pfd, n, tsp, &empty);
+		if (r == -1) {
+			if (errno != EINTR)
+				fatal("ppoll");
+			continue;
+		}
+		if (r == 0)
+			continue;
+		if (pfd[0].revents != 0)
+			tables_inotify();
+		if (pfd[1].revents != 0) {
+			/* The clock was set: the next turn sees the jump. */
+			if (read(tfd, &exp, sizeof(exp)) == -1 &&
+			    errno == ECANCELED)
+				timerfd_arm(tfd);
+		}
+		for (i = POLL_FIXED; i < n; i++)
+			if (pfd[i].revents != 0)
+				run_io(pfire[i], pfd[i].revents);
+	}
+	free(pfd);
+	free(pfire);
+	if (tfd != -1)
+		close(tfd);
+}
+
+/*
+ * @reboot entries run on each node when the daemon starts for the first
+ * time since the machine booted: the reboot file, on a file system
+ * emptied at boot (/run), remembers that it has.
+ */
+static void
+reboot_jobs(void)
+{
+	int	 fd;
+
+	if (D.d_conf.c_rebootfile == NULL || *D.d_conf.c_rebootfile == '\0')
+		return;
+	fd = open(D.d_conf.c_rebootfile, O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644);
+	if (fd == -1) {
+		if (errno != EEXIST)
+			log_warn("%s", D.d_conf.c_rebootfile);
+		return;
+	}
+	close(fd);
+	jobs_reboot();
+}
+
+int
+daemon_main(int argc, char **argv)
+{
+	struct pidfh		*pfh;
+	struct sigaction	 sa;
+	sigset_t		 mask;
+	pid_t			 other;
+	const char		*conffile = PATH_CONF, *node = NULL;
+	int			 ch, explicit = 0;
+
+	setproctitle_init(argc, argv, environ);
+	D.d_uid = getuid();
+	D.d_root = geteuid() == 0;
+	D.d_ino = -1;
+	RB_INIT(&D.d_tables);
+	LIST_INIT(&D.d_fires);
+
+	while ((ch = getopt(argc, argv, "c:dfn:")) != -1) {
+		switch (ch) {
+		case 'c':
+			conffile = optarg;
+			explicit = 1;
+			break;
+		case 'd':
+			D.d_debug = 1;
+			break;
+		case 'f':
+			D.d_foreground = 1;
+			break;
+		case 'n':
+			node = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	if (argc != 0)
+		usage();
+	if (node != NULL)
+		D.d_conf.c_node = xstrdup(node);
+	conf_read(conffile, explicit);
+
+	pfh = NULL;
+	if (*D.d_conf.c_pidfile != '\0') {
+		pfh = pidfile_open(D.d_conf.c_pidfile, 0644, &other);
+		if (pfh == NULL) {
+			if (errno == EEXIST)
+				errx(1, "already running, pid %ld",
+				    (long)other);
+			err(1, "%s", D.d_conf.c_pidfile);
+		}
+	}
+
+	D.d_now = clock_now_ms();
+	D.d_mono_now = clock_mono();
+	timer_init(&D.d_open_timer, store_connect, NULL);
+	store_connect(NULL);
+	if (D.d_st == NULL && strncmp(D.d_conf.c_store, "mysql:", 6) != 0) {
+		pidfile_remove(pfh);
+		errx(1, "cannot open the store %s", D.d_conf.c_store);
+	}
+
+	if (!D.d_foreground) {
+		if (daemon(0, 0) == -1) {
+			pidfile_remove(pfh);
+			err(1, "daemon");
+		}
+	}
+	log_init("CRON", D.d_foreground);
+	log_setverbose(D.d_debug);
+	if (pfh != NULL && pidfile_write(pfh) == -1)
+		log_warn("%s", D.d_conf.c_pidfile);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sighandler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+
+	log_info("(CRON) STARTUP (clustercron %s, node %s, %s%s)",
+	    CLUSTERCRON_VERSION, D.d_conf.c_node,
+	    D.d_st != NULL ? store_backend(D.d_st) : "store down",
+	    D.d_root ? "" : ", user mode");
+	if (!D.d_root)
+		log_info("(CRON) INFO (not root: running the tables of %s "
+		    "only)", D.d_user);
+
+	if (tables_init() == -1)
+		log_warnx("(CRON) INFO (inotify unavailable: checking tables "
+		    "every %llds)", (long long)(D.d_conf.c_check_ms / 1000));
+	tables_scan_all(0);
+	tables_register(1);
+	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
+	if (store_usable()) {
+		fire_recover();
+		node_start();
+	}
+	reboot_jobs();
+
+	loop();
+
+	log_info("(CRON) DEATH (%s)", got_term || D.d_stopping ?
+	    "stopped by signal" : "exiting");
+	tables_free();
+	node_free();
+	store_close(D.d_hb);
+	store_close(D.d_st);
+	heap_free(&D.d_wall);
+	heap_free(&D.d_mono);
+	pidfile_remove(pfh);
+	return (0);
+}

@@ -1,0 +1,252 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * daemon.h: what the daemon's own files share, private to clustercron/.
+ * daemon.c owns the main loop and time; heap.c the timer queues;
+ * tables.c the tables and their jobs; fire.c what happens at a fire
+ * (claims, overlap, misfires); run.c the running jobs; node.c the
+ * node's heartbeat.
+ */
+
+#ifndef DAEMON_H
+#define DAEMON_H
+
+#include <sys/queue.h>
+#include <sys/tree.h>
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "parser.h"
+
+struct pollfd;
+struct store;
+struct store_error;
+struct spawn_job;
+struct passwd;
+
+/*
+ * A timer: an instant in milliseconds on one of the two clocks and a
+ * function called when it is due.  t_idx is its place in its heap, or
+ * TIMER_IDLE when it is not queued.  Timers are embedded in the things
+ * they time and never allocated on their own.
+ */
+#define TIMER_IDLE	((size_t)-1)
+struct timer {
+	int64_t		 t_when;
+	size_t		 t_idx;
+	void		(*t_fn)(struct timer *);
+	void		*t_arg;
+};
+
+/* A binary min-heap of timers by t_when. */
+struct heap {
+	struct timer	**h_v;
+	size_t		 h_n;
+	size_t		 h_cap;
+};
+
+void	 timer_init(struct timer *, void (*)(struct timer *), void *);
+void	 heap_set(struct heap *, struct timer *, int64_t);
+void	 heap_del(struct heap *, struct timer *);
+struct timer *heap_top(const struct heap *);
+void	 heap_free(struct heap *);
+
+/* The daemon's settings, from clustercron.conf and the command line. */
+struct dconf {
+	char		*c_file;	/* the configuration file, or NULL */
+	char		*c_store;
+	char		*c_mysql_file;
+	char		*c_mysql_group;
+	char		*c_node;
+	char		*c_crontab;	/* system table, "" for none */
+	char		*c_crondir;	/* system tables directory, "" none */
+	char		*c_spool;	/* users' tables, "" none */
+	int		 c_store_tables; /* run the tables ctab stores */
+	char		*c_pidfile;
+	char		*c_rebootfile;
+	char		*c_sendmail;
+	int64_t		 c_shutdown_ms;
+	int64_t		 c_heartbeat_ms;
+	int64_t		 c_check_ms;	/* periodic check without inotify */
+	int64_t		 c_store_check_ms; /* store tables, MariaDB */
+	int64_t		 c_defer_ms;	/* others wait for the preferred */
+	int64_t		 c_retry_ms;	/* store reconnection */
+	size_t		 c_output_max;
+	int		 c_seconds_ok;
+};
+
+/*
+ * The source of a table: what format it is in, whose it is and where
+ * it comes from.
+ */
+enum tb_kind {
+	TB_SYSTEM,		/* /etc/crontab: system format */
+	TB_CROND,		/* /etc/cron.d/NAME: system format */
+	TB_SPOOL,		/* spool/USER: user format, owner USER */
+	TB_STORE		/* ctab's table of USER in the store */
+};
+
+struct job;
+
+struct table {
+	RB_ENTRY(table)	 tb_entry;
+	enum tb_kind	 tb_kind;
+	char		*tb_name;	/* path, or "store:USER" */
+	char		*tb_owner;	/* spool and store tables */
+	/* What the table was read from, to tell a change. */
+	dev_t		 tb_dev;
+	ino_t		 tb_ino;
+	off_t		 tb_size;
+	struct timespec	 tb_mtim;
+	struct timespec	 tb_ctim;
+	int64_t		 tb_version;
+	int		 tb_seen;	/* mark of the current scan */
+	struct crontab	*tb_ct;
+	struct job	**tb_jobs;	/* sorted by id */
+	size_t		 tb_njobs;
+};
+RB_HEAD(tables, table);
+int	 table_cmp(struct table *, struct table *);
+RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
+
+/*
+ * A job: one entry of a table, with its identity and its next fire.
+ * j_timer is due at j_fire plus the job's spreading delay.  j_ent
+ * points into the table's parsed crontab and is replaced on reload.
+ */
+struct job {
+	struct timer	 j_timer;	/* on the wall-clock heap */
+	TAILQ_ENTRY(job) j_pend;	/* when j_new */
+	time_t		 j_fire;	/* next scheduled instant */
+	struct table	*j_table;
+	const struct cron_entry *j_ent;
+	const struct cron_tz *j_tz;
+	const char	*j_owner;
+	char		 j_id[CRON_IDLEN + 1];
+	int		 j_running;	/* runs of it in flight here */
+	int		 j_new;		/* not yet registered */
+	uint32_t	 j_spread;	/* seconds after each fire */
+};
+
+/*
+ * A fire being run: every attempt of one (job, instant) on this node.
+ * It copies what it needs from its job, which may be reloaded or go
+ * away meanwhile (f_job is then NULL).
+ */
+enum fire_state {
+	FS_RUNNING,		/* an attempt is in flight */
+	FS_WAIT_RETRY,		/* waiting to start the next attempt */
+	FS_DONE
+};
+
+struct fire {
+	LIST_ENTRY(fire) f_entry;
+	struct job	*f_job;
+	enum fire_state	 f_state;
+	char		 f_id[CRON_IDLEN + 1];
+	char		*f_owner;
+	char		*f_cmd;		/* as logged, escaped */
+	char		*f_rawcmd;
+	char		*f_input;
+	size_t		 f_inputlen;
+	char		**f_env;
+	char		*f_mailto;	/* NULL: to the owner; "": none */
+	time_t		 f_instant;
+	int		 f_cluster;	/* claimed in the store */
+	int		 f_mailer;	/* a mailer, not a job */
+	int		 f_attempt;	/* 1 for the first */
+	uint8_t		 f_nretry;
+	uint32_t	 f_retry[CRON_MAXRETRY];
+	uint32_t	 f_timeout;
+	struct spawn_job *f_sj;
+	int64_t		 f_runid;	/* 0: not recorded */
+	int64_t		 f_start;	/* ms, wall clock */
+	int		 f_killed;	/* 1 TERM sent, 2 KILL sent */
+	int		 f_exited;
+	int		 f_eof;
+	int		 f_wstatus;
+	struct timer	 f_timer;	/* monotonic: kill or retry */
+};
+LIST_HEAD(fires, fire);
+
+
+/* The daemon's state: one, in daemon.c. */
+struct daemon {
+	struct dconf	 d_conf;
+	int		 d_foreground;
+	int		 d_debug;
+	int		 d_root;	/* running as root */
+	uid_t		 d_uid;
+	char		*d_user;	/* the user, when not root */
+	struct store	*d_st;		/* NULL while unreachable */
+	struct store	*d_hb;		/* heartbeats (MariaDB) */
+	int		 d_mysql;
+	int		 d_store_down;	/* logged once per outage */
+	int		 d_recover;	/* misfire pass owed */
+	struct heap	 d_wall;	/* fires, ms on the wall clock */
+	struct heap	 d_mono;	/* everything else, monotonic */
+	int64_t		 d_now;		/* wall clock, ms, this turn */
+	int64_t		 d_mono_now;
+	int64_t		 d_jump_floor;	/* after a forward jump, else 0 */
+	struct tables	 d_tables;
+	struct fires	 d_fires;	/* and mailers */
+	size_t		 d_nrunning;
+	size_t		 d_njobs;
+	int		 d_stopping;
+	/* Live nodes, sorted, for the preferred claimant. */
+	char		**d_nodes;
+	size_t		 d_nnodes;
+	int		 d_ino;		/* inotify, or -1 */
+	struct timer	 d_scan_timer;	/* debounce of changes */
+	struct timer	 d_check_timer;	/* periodic fallback check */
+	struct timer	 d_beat_timer;
+	struct timer	 d_open_timer;	/* store reconnection */
+	struct timer	 d_stcheck_timer; /* store tables poll */
+	struct timer	 d_stop_timer;
+};
+
+extern struct daemon	 D;
+
+/* daemon.c */
+int	 daemon_main(int, char **);
+void	 fmt_utc(time_t, char *, size_t);
+int	 store_usable(void);
+void	 store_failed(const char *, const struct store_error *);
+
+/* tables.c */
+int	 tables_init(void);
+void	 tables_scan_all(int);
+void	 tables_inotify(void);
+void	 tables_free(void);
+void	 tables_register(int);
+void	 job_schedule(struct job *, time_t);
+void	 jobs_reschedule_all(void);
+int	 jobs_reboot(void);
+void	 tables_check_store(void);
+
+/* fire.c */
+void	 fire_due(struct timer *);
+void	 fire_recover(void);
+uint32_t job_spread(const char *, uint32_t);
+void	 fire_store_ok(void);
+
+/* run.c */
+int	 run_start(struct job *, time_t, int);
+void	 run_pollfds(struct pollfd *, size_t *, size_t, struct fire **);
+void	 run_io(struct fire *, short);
+void	 run_reap(void);
+void	 run_killall(int);
+void	 run_detach_job(struct job *);
+size_t	 run_count(void);
+
+/* node.c */
+void	 node_start(void);
+void	 node_beat(struct timer *);
+int	 node_preferred(const char *, time_t);
+void	 node_free(void);
+
+#endif /* DAEMON_H */

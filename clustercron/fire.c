@@ -1,0 +1,299 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * fire.c: what happens when a job's timer comes due, and the misfire
+ * pass after a start or an outage of the store.
+ *
+ * A fire's life, as this node sees it:
+ *
+ *	due --(node scope)--------------------------------> running
+ *	due --(store unusable)----------------------------> not run here
+ *	due --claim lost----------------------------------> another node's
+ *	due --claim error---------------------------------> not run (fail
+ *	                                                     closed), misfire
+ *	                                                     pass owed
+ *	due --claim won--(overlap forbidden, one running)--> skipped (noted)
+ *	due --claim won-----------------------------------> running
+ *	running --exit 0 or no retries left---------------> finished
+ *	running --failed, retries left--> waiting --delay--> running (next
+ *	                                                     attempt)
+ *	missed (no node claimed it in time) --catch-up policy, within the
+ *	    grace, claim won--> running; otherwise claim won --> missed (noted)
+ *
+ * The claim is the only decision point between nodes: whatever a node
+ * does with a fire (run it, note it skipped or missed) it does after
+ * winning the fire's claim, so exactly one node decides each fire.
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+/*
+ * A fire counts as missed once its timer is this late: the daemon was
+ * stopped, starved or cut off from the store meanwhile.
+ */
+#define LATE_MS		(60 * 1000)
+/* Fires this recent are left to the nodes firing them on time. */
+#define RECOVER_MARGIN	5
+/* How far the misfire pass walks one job's schedule. */
+#define RECOVER_STEPS	100000
+
+static void	 fire_one(struct job *, time_t, int);
+static int	 overlapping(struct job *, time_t);
+static int	 sjob_cmp(const void *, const void *);
+static void	 recover_timer(struct timer *);
+
+static struct timer	 recover_t = { 0, TIMER_IDLE, recover_timer, NULL };
+
+/*
+ * The spreading delay of a job: its identity (hex digits, the same on
+ * every node) taken modulo the spread, so that every node waits the
+ * same time and jobs with the same schedule are spread evenly.
+ */
+uint32_t
+job_spread(const char *id, uint32_t spread)
+{
+	uint64_t	 h = 0;
+	int		 i;
+
+	if (spread == 0)
+		return (0);
+	for (i = 0; i < 12 && id[i] != '\0'; i++)
+		h = h * 16 + (uint64_t)(id[i] <= '9' ? id[i] - '0' :
+		    (id[i] | 0x20) - 'a' + 10);
+	return ((uint32_t)(h % spread));
+}
+
+/* The store answered: end an outage and settle its misfires. */
+void
+fire_store_ok(void)
+{
+	if (D.d_store_down) {
+		log_info("(CRON) STORE BACK (cluster jobs resume)");
+		D.d_store_down = 0;
+	}
+	if (D.d_recover && recover_t.t_idx == TIMER_IDLE && !D.d_stopping)
+		heap_set(&D.d_mono, &recover_t, D.d_mono_now);
+}
+
+static void
+recover_timer(struct timer *t)
+{
+	tables_register(1);
+	fire_recover();
+}
+
+/* A job's timer: schedule its next fire, then deal with this one. */
+void
+fire_due(struct timer *t)
+{
+	struct job	*j = t->t_arg;
+	time_t		 fire = j->j_fire, after = fire;
+	int64_t		 late;
+
+	late = D.d_now - ((int64_t)fire + j->j_spread) * 1000;
+	if (D.d_jump_floor != 0 && after < D.d_jump_floor / 1000)
+		after = (time_t)(D.d_jump_floor / 1000);
+	if (late > LATE_MS && D.d_jump_floor == 0) {
+		/*
+		 * Not a jump of the clock but a daemon that could not
+		 * keep up (stopped, swapped out): the fires it slept
+		 * through are misfires, not a burst of runs.
+		 */
+		after = (time_t)(D.d_now / 1000);
+		job_schedule(j, after);
+		if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER) {
+			D.d_recover = 1;
+			fire_store_ok();
+		}
+		return;
+	}
+	job_schedule(j, after);
+	fire_one(j, fire, 0);
+}
+
+/*
+ * Whether a run of the job is in flight, here or, for cluster jobs,
+ * on any node by the store's runs.  -1 when the store cannot tell.
+ */
+static int
+overlapping(struct job *j, time_t fire)
+{
+	struct store_run	*runs;
+	struct store_error	 se;
+	size_t			 i, n;
+	int			 busy = 0;
+
+	if (j->j_running > 0)
+		return (1);
+	if (j->j_ent->e_opts.o_scope == SCOPE_NODE)
+		return (0);
+	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
+		store_failed("reading running jobs", &se);
+		return (-1);
+	}
+	for (i = 0; i < n && !busy; i++)
+		if (strcmp(runs[i].r_job, j->j_id) == 0 &&
+		    runs[i].r_fire != fire)
+			busy = 1;
+	store_runs_free(runs, n);
+	return (busy);
+}
+
+/*
+ * One fire of a job: claimed first when the job is cluster-wide; with
+ * catchup set this is the misfire pass's one catch-up run.
+ */
+static void
+fire_one(struct job *j, time_t fire, int catchup)
+{
+	struct store_error	 se;
+	char			 when[32];
+	int			 won, busy;
+
+	fmt_utc(fire, when, sizeof(when));
+	if (D.d_stopping)
+		return;
+	if (j->j_ent->e_opts.o_scope == SCOPE_NODE) {
+		if (j->j_ent->e_opts.o_overlap == OVERLAP_FORBID &&
+		    j->j_running > 0) {
+			log_info("(%s) SKIPPED (%s %s: still running)",
+			    j->j_owner, D.d_conf.c_node, when);
+			return;
+		}
+		run_start(j, fire, 0);
+		return;
+	}
+
+	if (D.d_st == NULL) {
+		D.d_recover = 1;
+		return;
+	}
+	if (store_claim(D.d_st, j->j_id, fire, &won, &se) == -1) {
+		store_failed("claiming a fire", &se);
+		return;
+	}
+	fire_store_ok();
+	if (!won) {
+		log_debug("(%s) LOST (%s %s)", j->j_owner, j->j_id, when);
+		return;
+	}
+	log_info("(%s) CLAIMED (%s %s%s)", j->j_owner, D.d_conf.c_node, when,
+	    catchup ? ", catching up" : "");
+	if (j->j_ent->e_opts.o_overlap == OVERLAP_FORBID) {
+		if ((busy = overlapping(j, fire)) == -1)
+			return;
+		if (busy) {
+			log_info("(%s) SKIPPED (%s %s: still running)",
+			    j->j_owner, D.d_conf.c_node, when);
+			if (store_fire_note(D.d_st, j->j_id, fire,
+			    RUN_SKIPPED, D.d_now, &se) == -1)
+				store_failed("noting a skipped fire", &se);
+			return;
+		}
+	}
+	run_start(j, fire, 1);
+}
+
+static int
+sjob_cmp(const void *a, const void *b)
+{
+	const struct store_job	*ja = *(const struct store_job *const *)a;
+	const struct store_job	*jb = *(const struct store_job *const *)b;
+
+	return (strcmp(ja->j_id, jb->j_id));
+}
+
+/*
+ * The misfire pass, at start-up and when the store comes back.  The
+ * store's last claimed fire of each job says what nobody ran: claims
+ * only move forward, so every fire after it that is already past was
+ * claimed by no node.  The latest of them is claimed now (so that one
+ * node alone decides it) and, when the job asks for a catch-up and the
+ * fire is within its grace, run once; otherwise noted as missed.  Fires
+ * still within their spreading delay plus a margin are left to the
+ * nodes firing them on time.
+ */
+void
+fire_recover(void)
+{
+	struct store_job	*list = NULL, **byid = NULL, key, *kp, **hit;
+	struct store_error	 se;
+	struct table		*tb;
+	struct job		*j;
+	size_t			 i, n = 0, k;
+	time_t			 now, limit, t, latest;
+	char			 when[32];
+	int			 won, steps;
+
+	D.d_recover = 0;
+	if (D.d_st == NULL || D.d_stopping)
+		return;
+	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
+	    &se) == -1) {
+		store_failed("listing jobs", &se);
+		return;
+	}
+	fire_store_ok();
+	byid = xreallocarray(NULL, n + 1, sizeof(*byid));
+	for (i = 0; i < n; i++)
+		byid[i] = &list[i];
+	qsort(byid, n, sizeof(*byid), sjob_cmp);
+
+	now = (time_t)(D.d_now / 1000);
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		for (k = 0; k < tb->tb_njobs; k++) {
+			j = tb->tb_jobs[k];
+			if (j->j_ent->e_opts.o_scope != SCOPE_CLUSTER ||
+			    j->j_ent->e_sched.s_flags & SCHED_REBOOT)
+				continue;
+			key.j_id = j->j_id;
+			kp = &key;
+			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
+			if (hit == NULL || (*hit)->j_last_fire == 0)
+				continue;
+			limit = now - (time_t)j->j_spread - RECOVER_MARGIN;
+			if (sched_next(&j->j_ent->e_sched, j->j_tz,
+			    (*hit)->j_last_fire, &t) == -1 || t > limit)
+				continue;
+			latest = t;
+			for (steps = 0; steps < RECOVER_STEPS; steps++) {
+				if (sched_next(&j->j_ent->e_sched, j->j_tz,
+				    latest, &t) == -1 || t > limit)
+					break;
+				latest = t;
+			}
+			if (j->j_ent->e_opts.o_misfire == MISFIRE_CATCHUP &&
+			    latest >= now - (time_t)j->j_ent->e_opts.o_grace) {
+				fire_one(j, latest, 1);
+				continue;
+			}
+			if (store_claim(D.d_st, j->j_id, latest, &won,
+			    &se) == -1) {
+				store_failed("claiming a missed fire", &se);
+				goto out;
+			}
+			if (!won)
+				continue;
+			fmt_utc(latest, when, sizeof(when));
+			log_info("(%s) MISSED (%s %s)", j->j_owner,
+			    D.d_conf.c_node, when);
+			if (store_fire_note(D.d_st, j->j_id, latest,
+			    RUN_MISSED, D.d_now, &se) == -1) {
+				store_failed("noting a missed fire", &se);
+				goto out;
+			}
+		}
+	}
+ out:
+	free(byid);
+	store_jobs_free(list, n);
+}

@@ -1,0 +1,433 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * run.c: running a fire's attempts.  Every process goes through
+ * common/spawn: its own session and group, the owner's identity,
+ * standard output and error on one pipe, % input on standard input.
+ * The main loop polls the pipes and reaps with waitpid(-1); an attempt
+ * ends when both its output reached end of file and its process was
+ * reaped, as cron waits for the output of a job's background children.
+ *
+ * The environment is cron's: SHELL=/bin/sh, HOME, LOGNAME, USER,
+ * PATH=/usr/bin:/bin, then the table's variables (which may replace all
+ * but LOGNAME and USER), then the fire: CLUSTERCRON_FIRE_ID (the job's
+ * identity, '@', the instant in UTC), CLUSTERCRON_FIRE_TIME,
+ * CLUSTERCRON_JOB_ID, CLUSTERCRON_NODE and CLUSTERCRON_ATTEMPT.
+ * Nothing of the daemon's own environment or configuration reaches it.
+ *
+ * An attempt that outlives CLUSTERCRON_TIMEOUT gets SIGTERM on its
+ * whole process group, and SIGKILL KILL_GRACE later.  A failed attempt
+ * (exit status other than 0, or a signal) of a job with
+ * CLUSTERCRON_RETRY is started again after the next delay, as an
+ * attempt of the same fire, without a new claim: the fire is ours.
+ * Each attempt is a run in the store and mails its own output.
+ */
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define LIBBSD_OPENBSD_VIS
+#include <vis.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+#define KILL_GRACE	5000	/* ms from SIGTERM to SIGKILL */
+#define LOGCMD_MAX	256	/* bytes of a command in the log */
+
+static char	*cmd_escape(const char *);
+static char	**env_build(const struct job *, const struct passwd *,
+		    const char *, time_t);
+static int	 attempt_start(struct fire *);
+static void	 attempt_end(struct fire *);
+static void	 fire_timer(struct timer *);
+static void	 fire_free(struct fire *);
+static void	 mail_output(struct fire *, const struct passwd *);
+
+/* The command as logged: escaped, and cut at LOGCMD_MAX. */
+static char *
+cmd_escape(const char *cmd)
+{
+	char	*s;
+
+	if (stravis(&s, cmd, VIS_CSTYLE | VIS_TAB | VIS_NL) == -1)
+		fatal("stravis");
+	if (strlen(s) > LOGCMD_MAX)
+		strlcpy(s + LOGCMD_MAX - 3, "...", 4);
+	return (s);
+}
+
+/*
+ * The job's environment: cron's (common/jobenv_build()), then the fire.
+ * CLUSTERCRON_ATTEMPT is set again for each attempt.
+ */
+static char **
+env_build(const struct job *j, const struct passwd *pw, const char *fireid,
+    time_t fire)
+{
+	char	**env, when[32];
+
+	if (jobenv_build(pw, j->j_ent->e_env, &env) == -1)
+		fatal("environment");
+	fmt_utc(fire, when, sizeof(when));
+	if (jobenv_set(&env, "CLUSTERCRON_FIRE_ID", fireid) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_FIRE_TIME", when) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_JOB_ID", j->j_id) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_NODE", D.d_conf.c_node) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_ATTEMPT", "1") == -1)
+		fatal("environment");
+	return (env);
+}
+
+/*
+ * Start a fire of job j at instant `fire': recorded in the store when
+ * cluster is set (the claim is won).  Returns 0, or -1 when the job
+ * could not start.
+ */
+int
+run_start(struct job *j, time_t fire, int cluster)
+{
+	struct fire	*f;
+	struct passwd	*pw;
+	char		 when[32], fireid[CRON_IDLEN + 40];
+
+	if ((pw = getpwnam(j->j_owner)) == NULL) {
+		log_warnx("(%s) ERROR (no such user, job %s not run)",
+		    j->j_owner, j->j_id);
+		return (-1);
+	}
+	f = xcalloc(1, sizeof(*f));
+	f->f_job = j;
+	strlcpy(f->f_id, j->j_id, sizeof(f->f_id));
+	f->f_owner = xstrdup(j->j_owner);
+	f->f_rawcmd = xstrdup(j->j_ent->e_cmd);
+	f->f_cmd = cmd_escape(j->j_ent->e_cmd);
+	if (j->j_ent->e_input != NULL) {
+		f->f_input = xstrdup(j->j_ent->e_input);
+		f->f_inputlen = strlen(f->f_input);
+	}
+	fmt_utc(fire, when, sizeof(when));
+	snprintf(fireid, sizeof(fireid), "%s@%s", j->j_id, when);
+	f->f_env = env_build(j, pw, fireid, fire);
+	f->f_instant = fire;
+	f->f_cluster = cluster;
+	f->f_attempt = 1;
+	f->f_nretry = j->j_ent->e_opts.o_nretry;
+	memcpy(f->f_retry, j->j_ent->e_opts.o_retry, sizeof(f->f_retry));
+	f->f_timeout = j->j_ent->e_opts.o_timeout;
+	timer_init(&f->f_timer, fire_timer, f);
+	LIST_INSERT_HEAD(&D.d_fires, f, f_entry);
+	if (attempt_start(f) == -1) {
+		fire_free(f);
+		return (-1);
+	}
+	return (0);
+}
+
+static int
+attempt_start(struct fire *f)
+{
+	struct spawn_req	 sr;
+	struct spawn_err	 se;
+	struct store_error	 ste;
+	struct passwd		*pw;
+	char			 title[128], num[16];
+
+	if ((pw = getpwnam(f->f_owner)) == NULL) {
+		log_warnx("(%s) ERROR (no such user, job %s not run)",
+		    f->f_owner, f->f_id);
+		return (-1);
+	}
+	snprintf(num, sizeof(num), "%d", f->f_attempt);
+	if (jobenv_set(&f->f_env, "CLUSTERCRON_ATTEMPT", num) == -1)
+		fatal("environment");
+	snprintf(title, sizeof(title), "job %s %s", f->f_owner, f->f_id);
+	memset(&sr, 0, sizeof(sr));
+	sr.sr_cmd = f->f_rawcmd;
+	sr.sr_env = f->f_env;
+	sr.sr_input = f->f_input;
+	sr.sr_inputlen = f->f_inputlen;
+	sr.sr_pw = pw;
+	sr.sr_title = title;
+	sr.sr_outmax = D.d_conf.c_output_max;
+	if (spawn_start(&sr, &f->f_sj, &se) == -1) {
+		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
+		    se.se_msg);
+		return (-1);
+	}
+	log_info("(%s) CMD (%s)", f->f_owner, f->f_cmd);
+	f->f_state = FS_RUNNING;
+	f->f_exited = f->f_eof = f->f_killed = 0;
+	f->f_start = clock_now_ms();
+	f->f_runid = 0;
+	D.d_nrunning++;
+	if (f->f_job != NULL)
+		f->f_job->j_running++;
+	if (f->f_cluster && D.d_st != NULL) {
+		if (store_run_start(D.d_st, f->f_id, f->f_instant,
+		    f->f_attempt, (int)f->f_sj->sj_pid, f->f_start,
+		    &f->f_runid, &ste) == -1) {
+			store_failed("recording a run", &ste);
+			f->f_runid = 0;
+		}
+	}
+	if (f->f_timeout > 0)
+		heap_set(&D.d_mono, &f->f_timer,
+		    clock_mono() + (int64_t)f->f_timeout * 1000);
+	return (0);
+}
+
+/* The descriptors of every running attempt and mailer. */
+void
+run_pollfds(struct pollfd *pfd, size_t *np, size_t cap, struct fire **pf)
+{
+	struct fire	*f;
+	size_t		 n = *np;
+	int		 k, i;
+
+	LIST_FOREACH(f, &D.d_fires, f_entry) {
+		if (f->f_state != FS_RUNNING || f->f_sj == NULL || f->f_eof)
+			continue;
+		if (n + 2 > cap)
+			break;
+		k = spawn_pollfds(f->f_sj, &pfd[n]);
+		for (i = 0; i < k; i++)
+			pf[n + i] = f;
+		n += (size_t)k;
+	}
+	*np = n;
+}
+
+/* Output or input is ready for an attempt. */
+void
+run_io(struct fire *f, short revents)
+{
+	int	 r;
+
+	if (f->f_state != FS_RUNNING || f->f_eof)
+		return;
+	r = spawn_io(f->f_sj);
+	if (r == 0)
+		return;
+	if (r == -1)
+		log_warn("(%s) ERROR (reading the output of %s)", f->f_owner,
+		    f->f_cmd);
+	f->f_eof = 1;
+	if (f->f_exited)
+		attempt_end(f);
+}
+
+/* SIGCHLD: reap every child and end the attempts that are done. */
+void
+run_reap(void)
+{
+	struct fire	*f;
+	pid_t		 pid;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		LIST_FOREACH(f, &D.d_fires, f_entry)
+			if (f->f_state == FS_RUNNING && f->f_sj != NULL &&
+			    f->f_sj->sj_pid == pid)
+				break;
+		if (f == NULL)
+			continue;
+		spawn_exited(f->f_sj, status);
+		f->f_exited = 1;
+		f->f_wstatus = status;
+		if (f->f_eof)
+			attempt_end(f);
+	}
+}
+
+static void
+mail_output(struct fire *f, const struct passwd *pw)
+{
+	struct mail_req	 mr;
+	struct fire	*m;
+	const char	*to;
+	char		 errbuf[256];
+
+	if (f->f_sj->sj_output.ob_total == 0)
+		return;
+	if ((to = mail_recipient(f->f_env, f->f_owner)) == NULL)
+		return;
+	if (D.d_conf.c_sendmail != NULL && *D.d_conf.c_sendmail == '\0')
+		return;
+	if (!mail_address_ok(to)) {
+		log_warnx("(%s) MAIL (bad MAILTO %s, output of %s dropped)",
+		    f->f_owner, to, f->f_cmd);
+		return;
+	}
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_sendmail = D.d_conf.c_sendmail;
+	mr.mr_from = jobenv_get(f->f_env, "MAILFROM");
+	mr.mr_to = to;
+	mr.mr_user = f->f_owner;
+	mr.mr_cmd = f->f_rawcmd;
+	mr.mr_env = f->f_env;
+	mr.mr_pw = pw;
+	m = xcalloc(1, sizeof(*m));
+	if (mail_start(&mr, &f->f_sj->sj_output, &m->f_sj, errbuf,
+	    sizeof(errbuf)) == -1) {
+		log_warnx("(%s) MAIL (%s)", f->f_owner, errbuf);
+		free(m);
+		return;
+	}
+	log_debug("(%s) MAIL (to %s, %llu bytes of output)", f->f_owner, to,
+	    (unsigned long long)f->f_sj->sj_output.ob_total);
+	m->f_owner = xstrdup(f->f_owner);
+	m->f_cmd = xstrdup("(mail)");
+	m->f_state = FS_RUNNING;
+	m->f_mailer = 1;
+	timer_init(&m->f_timer, fire_timer, m);
+	LIST_INSERT_HEAD(&D.d_fires, m, f_entry);
+	D.d_nrunning++;
+}
+
+/*
+ * An attempt ended: record it, mail its output, then retry or finish
+ * the fire.
+ */
+static void
+attempt_end(struct fire *f)
+{
+	struct spawn_status	 ss;
+	struct store_error	 se;
+	struct passwd		*pw;
+	const struct outbuf	*ob;
+	char			 status[128], when[32];
+	int			 failed;
+	uint32_t		 delay;
+
+	heap_del(&D.d_mono, &f->f_timer);
+	D.d_nrunning--;
+	if (f->f_mailer) {
+		if (!WIFEXITED(f->f_wstatus) ||
+		    WEXITSTATUS(f->f_wstatus) != 0) {
+			spawn_status_decode(f->f_wstatus, &ss);
+			spawn_status_str(&ss, status, sizeof(status));
+			log_warnx("(%s) MAIL (mailer: %s)", f->f_owner,
+			    status);
+		}
+		fire_free(f);
+		return;
+	}
+	if (f->f_job != NULL)
+		f->f_job->j_running--;
+	spawn_status_decode(f->f_wstatus, &ss);
+	spawn_status_str(&ss, status, sizeof(status));
+	failed = !ss.ss_exited || ss.ss_code != 0;
+	log_info("(%s) CMDEND (%s)", f->f_owner, f->f_cmd);
+	if (failed)
+		log_info("(%s) FAILED (%s attempt %d: %s)", f->f_owner,
+		    f->f_id, f->f_attempt, status);
+	ob = &f->f_sj->sj_output;
+	if (f->f_runid != 0 && D.d_st != NULL &&
+	    store_run_end(D.d_st, f->f_runid, clock_now_ms(), f->f_wstatus,
+	    ob->ob_buf != NULL ? ob->ob_buf : "", (size_t)ob->ob_total,
+	    &se) == -1)
+		store_failed("recording the end of a run", &se);
+	if ((pw = getpwnam(f->f_owner)) != NULL)
+		mail_output(f, pw);
+	spawn_free(f->f_sj);
+	f->f_sj = NULL;
+
+	if (failed && f->f_attempt <= f->f_nretry && !D.d_stopping) {
+		delay = f->f_retry[f->f_attempt - 1];
+		fmt_utc(f->f_instant, when, sizeof(when));
+		log_info("(%s) RETRY (%s %s attempt %d in %us)", f->f_owner,
+		    D.d_conf.c_node, when, f->f_attempt + 1, delay);
+		f->f_state = FS_WAIT_RETRY;
+		heap_set(&D.d_mono, &f->f_timer,
+		    clock_mono() + (int64_t)delay * 1000);
+		return;
+	}
+	fire_free(f);
+}
+
+/* A fire's timer: the timeout of an attempt, or a retry's delay. */
+static void
+fire_timer(struct timer *t)
+{
+	struct fire	*f = t->t_arg;
+
+	if (f->f_state == FS_WAIT_RETRY) {
+		f->f_attempt++;
+		if (attempt_start(f) == -1)
+			fire_free(f);
+		return;
+	}
+	if (f->f_state != FS_RUNNING || f->f_sj == NULL)
+		return;
+	if (f->f_killed == 0) {
+		log_info("(%s) TIMEOUT (%s after %us, killing it)", f->f_owner,
+		    f->f_cmd, f->f_timeout);
+		spawn_kill(f->f_sj, SIGTERM);
+		f->f_killed = 1;
+		heap_set(&D.d_mono, &f->f_timer, clock_mono() + KILL_GRACE);
+	} else {
+		spawn_kill(f->f_sj, SIGKILL);
+		f->f_killed = 2;
+	}
+}
+
+static void
+fire_free(struct fire *f)
+{
+	heap_del(&D.d_mono, &f->f_timer);
+	LIST_REMOVE(f, f_entry);
+	spawn_free(f->f_sj);
+	jobenv_free(f->f_env);
+	free(f->f_owner);
+	free(f->f_cmd);
+	free(f->f_rawcmd);
+	free(f->f_input);
+	free(f);
+}
+
+/*
+ * Shutting down: with sig 0, drop the retries still waiting; with a
+ * signal, send it to every running job's process group.
+ */
+void
+run_killall(int sig)
+{
+	struct fire	*f, *next;
+
+	LIST_FOREACH_SAFE(f, &D.d_fires, f_entry, next) {
+		if (f->f_state == FS_WAIT_RETRY)
+			fire_free(f);
+		else if (sig != 0 && f->f_state == FS_RUNNING &&
+		    f->f_sj != NULL && !f->f_mailer)
+			spawn_kill(f->f_sj, sig);
+	}
+}
+
+/* The job goes away; its fires run on without it. */
+void
+run_detach_job(struct job *j)
+{
+	struct fire	*f;
+
+	LIST_FOREACH(f, &D.d_fires, f_entry)
+		if (f->f_job == j)
+			f->f_job = NULL;
+}
+
+/* Attempts and mailers in flight. */
+size_t
+run_count(void)
+{
+	return (D.d_nrunning);
+}

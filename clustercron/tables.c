@@ -1,0 +1,895 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * tables.c: the tables the daemon runs and the jobs they hold.
+ *
+ * Four sources, as crond reads them plus ctab's: the system table
+ * (/etc/crontab) and the files of /etc/cron.d, both in system format
+ * (a user field before the command); the users' tables in the spool
+ * directory, named after their owners; and the tables ctab keeps in the
+ * store.  In /etc/cron.d, names that Debian's cron skips are skipped:
+ * only letters, digits, '_' and '-' (so no dpkg leftovers, editor
+ * backups or dotfiles).  A system table must be owned by root and a
+ * spool table by its user, neither writable by group or others, as
+ * cron checks; the daemon run by an ordinary user takes that user's
+ * entries and tables only.
+ *
+ * Changes.  inotify watches the directories; an event marks its source
+ * dirty and a short debounce later the source is scanned: each file is
+ * stat'ed and only a file whose identity, size, mtime or ctime changed
+ * is read and parsed again.  A source whose directory cannot be watched
+ * is checked every table-check-interval instead; SIGHUP re-reads all.
+ *
+ * Reloading a table keeps what did not change.  Its jobs are sorted by
+ * identity and merged with the new entries: a job whose identity
+ * survives keeps its struct, its timer and its count of running
+ * fires, and is rescheduled only if its schedule or zone changed; new
+ * jobs are scheduled and registered in the store; jobs that went away
+ * leave their running fires to finish.  So the work of a reload is
+ * proportional to the tables that changed, not to all the jobs.
+ *
+ * A table with errors is logged, message by message with file, line
+ * and column, and ignored as a whole, as cronie ignores it; the other
+ * tables are not affected.
+ */
+
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/tree.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clustercron.h"
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+#define TABLE_MAX	(64 * 1024 * 1024)
+#define DEBOUNCE_MS	100
+#define CMD_SUMMARY	200
+
+/* The sources, for dirty marks and watches. */
+enum src { SRC_SYSTEM, SRC_CROND, SRC_SPOOL, SRC_STORE, SRC_COUNT };
+
+static int	 wd[SRC_COUNT] = { -1, -1, -1, -1 };
+static int	 dirty[SRC_COUNT];
+static char	*sysdir, *sysbase;	/* dirname, basename of crontab */
+static char	*dbdir, *dbbase;	/* SQLite file, when watched */
+
+/* Zones loaded so far, by name ("" is the local zone). */
+struct zone {
+	char		*z_name;
+	struct cron_tz	*z_tz;
+};
+static struct zone	*zones;
+
+/* Jobs new or changed since the last registration in the store. */
+static TAILQ_HEAD(, job) pending = TAILQ_HEAD_INITIALIZER(pending);
+static size_t		 nzones;
+
+RB_GENERATE(tables, table, tb_entry, table_cmp);
+
+static void	 scan_timer(struct timer *);
+static void	 check_timer(struct timer *);
+static void	 stcheck_timer(struct timer *);
+static void	 watches_add(void);
+static void	 scan_source(enum src, int);
+static void	 scan_dir(enum tb_kind, const char *, int);
+static void	 scan_file(enum tb_kind, const char *, const char *, int);
+static void	 table_drop(struct table *);
+static void	 table_load(struct table *, const char *, size_t);
+static void	 table_jobs(struct table *, struct crontab *);
+static const struct cron_tz *zone_get(const char *);
+static int	 name_ok(const char *);
+static int	 job_cmp(const void *, const void *);
+static void	 job_free(struct job *);
+static int	 same_sched(const struct cron_entry *,
+		    const struct cron_entry *);
+static int	 stat_same(const struct table *, const struct stat *);
+
+int
+table_cmp(struct table *a, struct table *b)
+{
+	return (strcmp(a->tb_name, b->tb_name));
+}
+
+/*
+ * Debian's cron reads only names made of letters, digits, '_' and '-'
+ * in /etc/cron.d, as run-parts(8) does.
+ */
+static int
+name_ok(const char *s)
+{
+	if (*s == '\0')
+		return (0);
+	for (; *s != '\0'; s++) {
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return (0);
+	}
+	return (1);
+}
+
+static const struct cron_tz *
+zone_get(const char *name)
+{
+	struct cron_tz	*tz;
+	char		 errbuf[256];
+	size_t		 i;
+
+	if (name == NULL)
+		name = "";
+	for (i = 0; i < nzones; i++)
+		if (strcmp(zones[i].z_name, name) == 0)
+			return (zones[i].z_tz);
+	tz = tz_load(*name == '\0' ? NULL : name, errbuf, sizeof(errbuf));
+	if (tz == NULL) {
+		log_warnx("(CRON) ERROR (%s)", errbuf);
+		return (NULL);
+	}
+	zones = xreallocarray(zones, nzones + 1, sizeof(*zones));
+	zones[nzones].z_name = xstrdup(name);
+	zones[nzones].z_tz = tz;
+	nzones++;
+	return (tz);
+}
+
+/*
+ * Set up change detection.  Returns 0, or -1 when inotify is not
+ * available (the periodic check then does all the work).
+ */
+int
+tables_init(void)
+{
+	const char	*p;
+	char		*s;
+
+	timer_init(&D.d_scan_timer, scan_timer, NULL);
+	timer_init(&D.d_check_timer, check_timer, NULL);
+	timer_init(&D.d_stcheck_timer, stcheck_timer, NULL);
+
+	if (*D.d_conf.c_crontab != '\0') {
+		s = xstrdup(D.d_conf.c_crontab);
+		if ((p = strrchr(s, '/')) == NULL) {
+			sysdir = xstrdup(".");
+			sysbase = s;
+		} else {
+			sysbase = xstrdup(p + 1);
+			s[p - s] = '\0';
+			sysdir = *s == '\0' ? xstrdup("/") : xstrdup(s);
+			free(s);
+		}
+	}
+	p = D.d_conf.c_store;
+	if (strncmp(p, "sqlite:", 7) == 0 || strstr(p, "://") == NULL) {
+		if (strncmp(p, "sqlite:", 7) == 0)
+			p += 7;
+		s = xstrdup(p);
+		if ((p = strrchr(s, '/')) == NULL) {
+			dbdir = xstrdup(".");
+			dbbase = s;
+		} else {
+			dbbase = xstrdup(p + 1);
+			s[p - s] = '\0';
+			dbdir = *s == '\0' ? xstrdup("/") : xstrdup(s);
+			free(s);
+		}
+	}
+
+	D.d_ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	watches_add();
+	if (D.d_mysql && D.d_conf.c_store_tables &&
+	    D.d_conf.c_store_check_ms > 0)
+		heap_set(&D.d_mono, &D.d_stcheck_timer,
+		    D.d_mono_now + D.d_conf.c_store_check_ms);
+	return (D.d_ino == -1 ? -1 : 0);
+}
+
+/*
+ * Watch what can be watched; arm the periodic check for the rest.
+ */
+static void
+watches_add(void)
+{
+	const uint32_t	 dmask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+	    IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF |
+	    IN_MOVE_SELF | IN_ONLYDIR;
+	const char	*dir[SRC_COUNT];
+	int		 i, missing = 0;
+
+	dir[SRC_SYSTEM] = sysdir;
+	dir[SRC_CROND] = *D.d_conf.c_crondir != '\0' ? D.d_conf.c_crondir :
+	    NULL;
+	dir[SRC_SPOOL] = *D.d_conf.c_spool != '\0' ? D.d_conf.c_spool : NULL;
+	dir[SRC_STORE] = D.d_conf.c_store_tables ? dbdir : NULL;
+	for (i = 0; i < SRC_COUNT; i++) {
+		if (dir[i] == NULL || wd[i] != -1)
+			continue;
+		if (D.d_ino == -1) {
+			missing = 1;
+			continue;
+		}
+		wd[i] = inotify_add_watch(D.d_ino, dir[i],
+		    dmask | (i == SRC_STORE ? IN_MODIFY : 0));
+		if (wd[i] == -1) {
+			log_debug("cannot watch %s: %s", dir[i],
+			    strerror(errno));
+			missing = 1;
+		}
+	}
+	if (missing && D.d_conf.c_check_ms > 0 && !D.d_stopping)
+		heap_set(&D.d_mono, &D.d_check_timer,
+		    D.d_mono_now + D.d_conf.c_check_ms);
+}
+
+/* Read what inotify says and mark the sources it concerns. */
+void
+tables_inotify(void)
+{
+	char				 buf[8192]
+	    __attribute__((__aligned__(__alignof__(struct inotify_event))));
+	const struct inotify_event	*ev;
+	ssize_t				 n;
+	char				*p;
+	int				 i, any = 0;
+
+	for (;;) {
+		n = read(D.d_ino, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				for (i = 0; i < SRC_COUNT; i++)
+					dirty[i] = 1;
+				any = 1;
+				continue;
+			}
+			for (i = 0; i < SRC_COUNT; i++)
+				if (ev->wd == wd[i])
+					break;
+			if (i == SRC_COUNT)
+				continue;
+			if (ev->mask & IN_IGNORED) {
+				/* The directory went: check for it. */
+				wd[i] = -1;
+				dirty[i] = any = 1;
+				continue;
+			}
+			if (ev->len == 0) {
+				dirty[i] = any = 1;
+				continue;
+			}
+			switch (i) {
+			case SRC_SYSTEM:
+				if (strcmp(ev->name, sysbase) != 0)
+					continue;
+				break;
+			case SRC_STORE:
+				if (strncmp(ev->name, dbbase,
+				    strlen(dbbase)) != 0)
+					continue;
+				break;
+			default:
+				break;
+			}
+			dirty[i] = any = 1;
+		}
+	}
+	if (any && D.d_scan_timer.t_idx == TIMER_IDLE && !D.d_stopping)
+		heap_set(&D.d_mono, &D.d_scan_timer,
+		    D.d_mono_now + DEBOUNCE_MS);
+}
+
+static void
+scan_timer(struct timer *t)
+{
+	int	 i;
+
+	for (i = 0; i < SRC_COUNT; i++) {
+		if (dirty[i]) {
+			dirty[i] = 0;
+			scan_source(i, 0);
+		}
+	}
+	for (i = 0; i < SRC_COUNT; i++)
+		if (wd[i] == -1)
+			break;
+	if (i < SRC_COUNT)
+		watches_add();
+	tables_register(0);
+	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
+}
+
+static void
+check_timer(struct timer *t)
+{
+	int	 i;
+
+	for (i = 0; i < SRC_COUNT; i++)
+		dirty[i] = 1;
+	scan_timer(t);
+	watches_add();
+}
+
+static void
+stcheck_timer(struct timer *t)
+{
+	scan_source(SRC_STORE, 0);
+	tables_register(0);
+	if (!D.d_stopping)
+		heap_set(&D.d_mono, &D.d_stcheck_timer,
+		    D.d_mono_now + D.d_conf.c_store_check_ms);
+}
+
+/* Scan every source; with force, read every table again. */
+void
+tables_scan_all(int force)
+{
+	int	 i;
+
+	for (i = 0; i < SRC_COUNT; i++) {
+		dirty[i] = 0;
+		scan_source(i, force);
+	}
+	if (force) {
+		tables_register(0);
+		setproctitle("node %s, %zu jobs", D.d_conf.c_node,
+		    D.d_njobs);
+	}
+}
+
+/* Store tables are re-read by SIGHUP or on a change of the store. */
+void
+tables_check_store(void)
+{
+	scan_source(SRC_STORE, 0);
+}
+
+static void
+scan_source(enum src s, int force)
+{
+	struct table		*tb, *next;
+	struct store_table	*st = NULL;
+	struct store_error	 se;
+	struct table		 key;
+	size_t			 i, n = 0;
+	char			*name;
+
+	switch (s) {
+	case SRC_SYSTEM:
+		if (*D.d_conf.c_crontab != '\0')
+			scan_file(TB_SYSTEM, D.d_conf.c_crontab, NULL, force);
+		break;
+	case SRC_CROND:
+		if (*D.d_conf.c_crondir != '\0')
+			scan_dir(TB_CROND, D.d_conf.c_crondir, force);
+		break;
+	case SRC_SPOOL:
+		if (*D.d_conf.c_spool != '\0')
+			scan_dir(TB_SPOOL, D.d_conf.c_spool, force);
+		break;
+	case SRC_STORE:
+		if (!D.d_conf.c_store_tables || D.d_st == NULL)
+			break;
+		if (store_tables_list(D.d_st, &st, &n, &se) == -1) {
+			store_failed("reading the stored tables", &se);
+			break;
+		}
+		RB_FOREACH(tb, tables, &D.d_tables)
+			if (tb->tb_kind == TB_STORE)
+				tb->tb_seen = 0;
+		for (i = 0; i < n; i++) {
+			if (!D.d_root && strcmp(st[i].t_owner, D.d_user) != 0)
+				continue;
+			xasprintf(&name, "store:%s", st[i].t_owner);
+			key.tb_name = name;
+			tb = RB_FIND(tables, &D.d_tables, &key);
+			if (tb == NULL) {
+				tb = xcalloc(1, sizeof(*tb));
+				tb->tb_kind = TB_STORE;
+				tb->tb_name = name;
+				tb->tb_owner = xstrdup(st[i].t_owner);
+				RB_INSERT(tables, &D.d_tables, tb);
+			} else
+				free(name);
+			tb->tb_seen = 1;
+			if (!force && tb->tb_ct != NULL &&
+			    tb->tb_version == st[i].t_version)
+				continue;
+			tb->tb_version = st[i].t_version;
+			table_load(tb, st[i].t_text, strlen(st[i].t_text));
+		}
+		store_tables_free(st, n);
+		RB_FOREACH_SAFE(tb, tables, &D.d_tables, next)
+			if (tb->tb_kind == TB_STORE && !tb->tb_seen)
+				table_drop(tb);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+scan_dir(enum tb_kind kind, const char *dir, int force)
+{
+	struct table	*tb, *next;
+	struct dirent	*de;
+	DIR		*dp;
+	char		*path;
+
+	RB_FOREACH(tb, tables, &D.d_tables)
+		if (tb->tb_kind == kind)
+			tb->tb_seen = 0;
+	if ((dp = opendir(dir)) == NULL) {
+		if (errno != ENOENT)
+			log_warn("(CRON) ERROR (%s)", dir);
+	} else {
+		while ((de = readdir(dp)) != NULL) {
+			if (!name_ok(de->d_name))
+				continue;
+			if (kind == TB_SPOOL && !D.d_root &&
+			    strcmp(de->d_name, D.d_user) != 0)
+				continue;
+			xasprintf(&path, "%s/%s", dir, de->d_name);
+			scan_file(kind, path, de->d_name, force);
+			free(path);
+		}
+		closedir(dp);
+	}
+	RB_FOREACH_SAFE(tb, tables, &D.d_tables, next)
+		if (tb->tb_kind == kind && !tb->tb_seen)
+			table_drop(tb);
+}
+
+static int
+stat_same(const struct table *tb, const struct stat *sb)
+{
+	return (tb->tb_ct != NULL && tb->tb_dev == sb->st_dev &&
+	    tb->tb_ino == sb->st_ino && tb->tb_size == sb->st_size &&
+	    tb->tb_mtim.tv_sec == sb->st_mtim.tv_sec &&
+	    tb->tb_mtim.tv_nsec == sb->st_mtim.tv_nsec &&
+	    tb->tb_ctim.tv_sec == sb->st_ctim.tv_sec &&
+	    tb->tb_ctim.tv_nsec == sb->st_ctim.tv_nsec);
+}
+
+/*
+ * Look at one file: unchanged, it is only marked seen; changed, it is
+ * checked as cron checks it (regular file, owner, mode), read through
+ * the descriptor that was checked and loaded.
+ */
+static void
+scan_file(enum tb_kind kind, const char *path, const char *user, int force)
+{
+	struct table	*tb;
+	struct table	 key;
+	struct passwd	*pw;
+	struct stat	 sb;
+	char		*buf;
+	size_t		 len;
+	int		 fd;
+	uid_t		 want;
+
+	key.tb_name = (char *)path;
+	tb = RB_FIND(tables, &D.d_tables, &key);
+	if (stat(path, &sb) == -1) {
+		if (tb != NULL)
+			table_drop(tb);
+		return;
+	}
+	if (tb != NULL && !force && stat_same(tb, &sb)) {
+		tb->tb_seen = 1;
+		return;
+	}
+	if (tb == NULL) {
+		tb = xcalloc(1, sizeof(*tb));
+		tb->tb_kind = kind;
+		tb->tb_name = xstrdup(path);
+		tb->tb_owner = user != NULL && kind == TB_SPOOL ?
+		    xstrdup(user) : NULL;
+		RB_INSERT(tables, &D.d_tables, tb);
+	}
+	tb->tb_seen = 1;
+	tb->tb_dev = sb.st_dev;
+	tb->tb_ino = sb.st_ino;
+	tb->tb_size = sb.st_size;
+	tb->tb_mtim = sb.st_mtim;
+	tb->tb_ctim = sb.st_ctim;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		log_warn("(CRON) ERROR (%s)", path);
+		table_load(tb, NULL, 0);
+		return;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		log_warnx("(CRON) ERROR (%s: not a regular file)", path);
+		goto bad;
+	}
+	if (kind == TB_SPOOL) {
+		if ((pw = getpwnam(user)) == NULL) {
+			log_warnx("(%s) ORPHAN (no such user)", user);
+			goto bad;
+		}
+		want = pw->pw_uid;
+	} else
+		want = 0;
+	if (sb.st_uid != want && (D.d_root || sb.st_uid != D.d_uid)) {
+		log_warnx("(%s) WRONG FILE OWNER (%s)",
+		    user != NULL ? user : "CRON", path);
+		goto bad;
+	}
+	if ((sb.st_mode & 022) != 0) {
+		log_warnx("(%s) BAD FILE MODE (%s)",
+		    user != NULL ? user : "CRON", path);
+		goto bad;
+	}
+	if (file_read_fd(fd, TABLE_MAX, &buf, &len) == -1) {
+		log_warn("(CRON) ERROR (%s)", path);
+		goto bad;
+	}
+	close(fd);
+	table_load(tb, buf, len);
+	free(buf);
+	return;
+ bad:
+	close(fd);
+	table_load(tb, NULL, 0);
+}
+
+/*
+ * Parse the text and merge the new entries with the table's jobs.  A
+ * NULL text (an unreadable or refused file) or a table with errors
+ * leaves the table without jobs.
+ */
+static void
+table_load(struct table *tb, const char *text, size_t len)
+{
+	struct crontab	*ct = NULL;
+	const struct cron_diag *dg;
+	const char	*who;
+	size_t		 i;
+	int		 r, flags;
+
+	who = tb->tb_owner != NULL ? tb->tb_owner : "CRON";
+	if (text != NULL) {
+		flags = tb->tb_kind == TB_SYSTEM || tb->tb_kind == TB_CROND ?
+		    CRON_SYSTEM : 0;
+		r = crontab_parse(tb->tb_name, text, len, flags, &ct);
+		if (r == -1)
+			fatalx("out of memory parsing %s", tb->tb_name);
+		for (i = 0; i < ct->ct_ndiag; i++) {
+			dg = &ct->ct_diag[i];
+			log_warnx("(%s) %s (%s:%zu:%zu: %s)", who,
+			    dg->d_warning ? "WARNING" : "ERROR",
+			    tb->tb_name, dg->d_line, dg->d_col, dg->d_msg);
+		}
+		if (r == 1) {
+			log_warnx("(%s) ERROR (%s: %zu errors, table ignored)",
+			    who, tb->tb_name, ct->ct_nerr);
+			crontab_free(ct);
+			ct = NULL;
+		} else
+			log_info("(%s) %s (%s)", who,
+			    tb->tb_ct != NULL ? "RELOAD" : "LOAD",
+			    tb->tb_name);
+	}
+	table_jobs(tb, ct);
+}
+
+static int
+job_cmp(const void *a, const void *b)
+{
+	const struct job	*ja = *(const struct job *const *)a;
+	const struct job	*jb = *(const struct job *const *)b;
+	int			 c;
+
+	if ((c = strcmp(ja->j_id, jb->j_id)) != 0)
+		return (c);
+	if (ja->j_ent->e_line != jb->j_ent->e_line)
+		return (ja->j_ent->e_line < jb->j_ent->e_line ? -1 : 1);
+	return (0);
+}
+
+static int
+same_sched(const struct cron_entry *a, const struct cron_entry *b)
+{
+	if (memcmp(&a->e_sched, &b->e_sched, sizeof(a->e_sched)) != 0)
+		return (0);
+	if ((a->e_tz == NULL) != (b->e_tz == NULL))
+		return (0);
+	if (a->e_tz != NULL && strcmp(a->e_tz, b->e_tz) != 0)
+		return (0);
+	return (a->e_opts.o_spread == b->e_opts.o_spread);
+}
+
+/*
+ * Merge the entries of ct (which the table takes over) with the
+ * table's jobs, both sorted by identity; see the comment at the top.
+ */
+static void
+table_jobs(struct table *tb, struct crontab *ct)
+{
+	struct job		**nj = NULL, *j, *o;
+	const struct cron_entry	*e;
+	const struct cron_tz	*tz;
+	const char		*owner;
+	size_t			 i, k, n = 0;
+	int			 c;
+	time_t			 now = (time_t)(D.d_now / 1000);
+
+	if (ct != NULL && ct->ct_nent > 0)
+		nj = xreallocarray(NULL, ct->ct_nent, sizeof(*nj));
+	for (i = 0; ct != NULL && i < ct->ct_nent; i++) {
+		e = &ct->ct_ent[i];
+		owner = tb->tb_owner != NULL ? tb->tb_owner : e->e_user;
+		if (owner == NULL)
+			continue;
+		if (!D.d_root && strcmp(owner, D.d_user) != 0)
+			continue;
+		if ((tz = zone_get(e->e_tz)) == NULL) {
+			log_warnx("(%s) ERROR (%s:%zu: unknown zone %s, "
+			    "entry ignored)", owner, tb->tb_name, e->e_line,
+			    e->e_tz);
+			continue;
+		}
+		j = xcalloc(1, sizeof(*j));
+		timer_init(&j->j_timer, fire_due, j);
+		j->j_table = tb;
+		j->j_ent = e;
+		j->j_tz = tz;
+		j->j_owner = owner;
+		cron_entry_id(e, tb->tb_owner, j->j_id);
+		nj[n++] = j;
+	}
+	if (n > 1)
+		qsort(nj, n, sizeof(*nj), job_cmp);
+
+	/* Merge: old jobs that survive take the new entries. */
+	i = k = 0;
+	while (i < tb->tb_njobs || k < n) {
+		if (i == tb->tb_njobs)
+			c = 1;
+		else if (k == n)
+			c = -1;
+		else
+			c = strcmp(tb->tb_jobs[i]->j_id, nj[k]->j_id);
+		if (c < 0) {
+			job_free(tb->tb_jobs[i++]);
+			continue;
+		}
+		if (c > 0) {
+			j = nj[k++];
+			j->j_new = 1;
+			TAILQ_INSERT_TAIL(&pending, j, j_pend);
+			j->j_spread = job_spread(j->j_id,
+			    j->j_ent->e_opts.o_spread);
+			D.d_njobs++;
+			if (!D.d_stopping)
+				job_schedule(j, now);
+			continue;
+		}
+		o = tb->tb_jobs[i++];
+		j = nj[k];
+		nj[k++] = o;
+		c = same_sched(o->j_ent, j->j_ent);
+		if (o->j_ent->e_opts.o_scope != j->j_ent->e_opts.o_scope ||
+		    o->j_ent->e_opts.o_overlap != j->j_ent->e_opts.o_overlap ||
+		    o->j_ent->e_opts.o_misfire != j->j_ent->e_opts.o_misfire ||
+		    o->j_ent->e_opts.o_grace != j->j_ent->e_opts.o_grace ||
+		    strcmp(o->j_ent->e_when, j->j_ent->e_when) != 0) {
+			if (!o->j_new)
+				TAILQ_INSERT_TAIL(&pending, o, j_pend);
+			o->j_new = 1;
+		}
+		o->j_ent = j->j_ent;
+		o->j_tz = j->j_tz;
+		o->j_owner = j->j_owner;
+		free(j);
+		if (!c) {
+			o->j_spread = job_spread(o->j_id,
+			    o->j_ent->e_opts.o_spread);
+			if (!D.d_stopping)
+				job_schedule(o, now);
+		}
+	}
+	free(tb->tb_jobs);
+	tb->tb_jobs = nj;
+	tb->tb_njobs = n;
+	crontab_free(tb->tb_ct);
+	tb->tb_ct = ct;
+}
+
+static void
+job_free(struct job *j)
+{
+	heap_del(&D.d_wall, &j->j_timer);
+	if (j->j_new)
+		TAILQ_REMOVE(&pending, j, j_pend);
+	run_detach_job(j);
+	D.d_njobs--;
+	free(j);
+}
+
+static void
+table_drop(struct table *tb)
+{
+	log_info("(%s) REMOVED (%s)", tb->tb_owner != NULL ? tb->tb_owner :
+	    "CRON", tb->tb_name);
+	table_jobs(tb, NULL);
+	RB_REMOVE(tables, &D.d_tables, tb);
+	free(tb->tb_name);
+	free(tb->tb_owner);
+	free(tb);
+}
+
+void
+tables_free(void)
+{
+	struct table	*tb, *next;
+	size_t		 i;
+
+	RB_FOREACH_SAFE(tb, tables, &D.d_tables, next) {
+		table_jobs(tb, NULL);
+		RB_REMOVE(tables, &D.d_tables, tb);
+		free(tb->tb_name);
+		free(tb->tb_owner);
+		free(tb);
+	}
+	for (i = 0; i < nzones; i++) {
+		free(zones[i].z_name);
+		tz_free(zones[i].z_tz);
+	}
+	free(zones);
+	zones = NULL;
+	nzones = 0;
+	free(sysdir);
+	free(sysbase);
+	free(dbdir);
+	free(dbbase);
+	if (D.d_ino != -1)
+		close(D.d_ino);
+}
+
+/*
+ * Queue the job's next fire strictly after `after' (UTC seconds), at
+ * that instant plus its spreading delay, plus the claim deferral when
+ * another node is this fire's preferred claimant.
+ */
+void
+job_schedule(struct job *j, time_t after)
+{
+	time_t	 next;
+	int64_t	 when;
+
+	if (j->j_ent->e_sched.s_flags & SCHED_REBOOT ||
+	    sched_next(&j->j_ent->e_sched, j->j_tz, after, &next) == -1) {
+		heap_del(&D.d_wall, &j->j_timer);
+		return;
+	}
+	j->j_fire = next;
+	when = ((int64_t)next + j->j_spread) * 1000;
+	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER &&
+	    !node_preferred(j->j_id, next))
+		when += D.d_conf.c_defer_ms;
+	heap_set(&D.d_wall, &j->j_timer, when);
+}
+
+/* After a big jump of the clock: every job from the present. */
+void
+jobs_reschedule_all(void)
+{
+	struct table	*tb;
+	size_t		 i;
+	time_t		 now = (time_t)(D.d_now / 1000);
+
+	RB_FOREACH(tb, tables, &D.d_tables)
+		for (i = 0; i < tb->tb_njobs; i++)
+			job_schedule(tb->tb_jobs[i], now);
+}
+
+/* Start the @reboot entries; returns how many. */
+int
+jobs_reboot(void)
+{
+	struct table	*tb;
+	struct job	*j;
+	size_t		 i;
+	int		 n = 0;
+
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		for (i = 0; i < tb->tb_njobs; i++) {
+			j = tb->tb_jobs[i];
+			if (j->j_ent->e_sched.s_flags & SCHED_REBOOT) {
+				run_start(j, (time_t)(D.d_now / 1000), 0);
+				n++;
+			}
+		}
+	}
+	return (n);
+}
+
+/*
+ * Register in the store the jobs that are new or changed (all of them
+ * with all set).  On failure they stay marked and go with the next
+ * registration.
+ */
+static void	 reg_add(struct job *, struct store_job **, char ***,
+		    size_t *, size_t *);
+
+static void
+reg_add(struct job *j, struct store_job **sjp, char ***cmdsp, size_t *np,
+    size_t *capp)
+{
+	struct store_job	*sj;
+	size_t			 n = *np;
+
+	if (n == *capp) {
+		*capp = *capp == 0 ? 256 : *capp * 2;
+		*sjp = xreallocarray(*sjp, *capp, sizeof(**sjp));
+		*cmdsp = xreallocarray(*cmdsp, *capp, sizeof(**cmdsp));
+	}
+	sj = &(*sjp)[n];
+	memset(sj, 0, sizeof(*sj));
+	sj->j_id = j->j_id;
+	sj->j_owner = (char *)j->j_owner;
+	sj->j_sched = (char *)j->j_ent->e_when;
+	sj->j_zone = (char *)(j->j_ent->e_tz != NULL ? j->j_ent->e_tz : "");
+	(*cmdsp)[n] = xstrdup(j->j_ent->e_cmd);
+	if (strlen((*cmdsp)[n]) > CMD_SUMMARY)
+		(*cmdsp)[n][CMD_SUMMARY] = '\0';
+	sj->j_cmd = (*cmdsp)[n];
+	sj->j_scope = j->j_ent->e_opts.o_scope;
+	sj->j_overlap = j->j_ent->e_opts.o_overlap;
+	sj->j_misfire = j->j_ent->e_opts.o_misfire;
+	sj->j_grace = j->j_ent->e_opts.o_grace;
+	*np = n + 1;
+}
+
+/*
+ * Register in the store the jobs that are new or changed (all of them
+ * with all set).  On failure they stay pending and go with the next
+ * registration.
+ */
+void
+tables_register(int all)
+{
+	struct table		*tb;
+	struct job		*j;
+	struct store_job	*sj = NULL;
+	struct store_error	 se;
+	char			**cmds = NULL;
+	size_t			 i, n = 0, cap = 0;
+
+	if (D.d_st == NULL)
+		return;
+	if (all) {
+		RB_FOREACH(tb, tables, &D.d_tables)
+			for (i = 0; i < tb->tb_njobs; i++)
+				reg_add(tb->tb_jobs[i], &sj, &cmds, &n, &cap);
+	} else {
+		TAILQ_FOREACH(j, &pending, j_pend)
+			reg_add(j, &sj, &cmds, &n, &cap);
+	}
+	if (n > 0 && store_jobs_register(D.d_st, sj, n, &se) == -1)
+		store_failed("registering jobs", &se);
+	else {
+		while ((j = TAILQ_FIRST(&pending)) != NULL) {
+			TAILQ_REMOVE(&pending, j, j_pend);
+			j->j_new = 0;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(cmds[i]);
+	free(cmds);
+	free(sj);
+}
