@@ -41,7 +41,8 @@ static char *
 generate(size_t lines, size_t *lenp, size_t *nentp)
 {
 	static const char *const sched[] = {
-		"0 0 * * *", "*/5 * * * *", "30 4 1,15 * 5", "0 9-17 * * mon-fri",
+		"0 0 * * *", "*/5 * * * *", "30 4 1,15 * 5",
+		"0 9-17 * * mon-fri",
 		"15 3 * jan,jul sun", "@daily", "@hourly", "@reboot",
 		"5-55/10 * * * *", "0 */2 * * *", "0 0 1 */3 *",
 		"59 23 31 12 *", "0 0 * * 0,6", "1,2,3,4,5 8 * * *",
@@ -49,7 +50,7 @@ generate(size_t lines, size_t *lenp, size_t *nentp)
 	};
 	static const char *const cmd[] = {
 		"/usr/bin/backup --all >/dev/null 2>&1",
-		"test -x /usr/sbin/anacron || run-parts --report /etc/cron.daily",
+		"test -x /usr/sbin/anacron || run-parts /etc/cron.daily",
 		"php /srv/www/cron.php",
 		"/usr/local/bin/report --mail ops@example.com",
 		"date +\\%Y-\\%m-\\%d >> /var/log/stamp",
@@ -75,7 +76,8 @@ generate(size_t lines, size_t *lenp, size_t *nentp)
 	for (i = 0; i < lines; i++) {
 		r = rnd(&st) % 100;
 		if (r < 5)
-			n = snprintf(buf + len, cap - len, "# comment %zu\n", i);
+			n = snprintf(buf + len, cap - len, "# comment %zu\n",
+			    i);
 		else if (r < 8)
 			n = snprintf(buf + len, cap - len, "\n");
 		else if (r < 10)

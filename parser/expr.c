@@ -221,8 +221,8 @@ parse_value(struct scan *s, const struct field *f, size_t *posp, int *vp)
 		}
 		n = pos - start;
 		if (v < f->f_low || v > f->f_high) {
-			expr_diag(s->s_diag, start + 1, 0, "found %.*s%s in the "
-			    "%s field, expected %s", (int)(n > TOKMAX ?
+			expr_diag(s->s_diag, start + 1, 0, "found %.*s%s in "
+			    "the %s field, expected %s", (int)(n > TOKMAX ?
 			    TOKMAX : n), line + start, n > TOKMAX ? "..." : "",
 			    f->f_name, f->f_expect);
 			return (-1);
@@ -241,8 +241,8 @@ parse_value(struct scan *s, const struct field *f, size_t *posp, int *vp)
 			    strchr(",-/", line[pos]) == NULL)
 				pos++;
 			n = pos - start;
-			expr_diag(s->s_diag, start + 1, 0, "found \"%.*s%s\" in "
-			    "the %s field, expected %s (names are only for "
+			expr_diag(s->s_diag, start + 1, 0, "found \"%.*s%s\" "
+			    "in the %s field, expected %s (names are only for "
 			    "month and day-of-week)", (int)(n > TOKMAX ?
 			    TOKMAX : n), line + start, n > TOKMAX ? "..." : "",
 			    f->f_name, f->f_expect);
