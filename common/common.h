@@ -245,7 +245,8 @@ int	 outbuf_truncated(const struct outbuf *);
  *	sr_dir		working directory; NULL: HOME from sr_env, else
  *			sr_pw's home, else "/"; a job whose directory
  *			cannot be entered does not start (as in cronie)
- *	sr_title	process title set in the child before exec, or NULL
+ *	sr_title	the child's name (prctl PR_SET_NAME, 15 bytes) until
+ *			it execs, or NULL
  *	sr_outmax	output bytes kept (0: OUTBUF_DEFAULT)
  *	sr_startms	bound on the wait for the child to reach execve()
  *			(0: 10 s)

@@ -16,11 +16,11 @@
  * ~1,000 from a small one, and vfork()/posix_spawn() unaffected by the
  * parent's size.  But the child has to change user: setgid(),
  * initgroups() (which reads the group database through NSS and
- * allocates) and setuid(), then chdir() and setproctitle().  In a
- * vfork() child those run in the parent's memory: initgroups() is not
- * async-signal-safe at all, and glibc's setuid() and setgid() signal
- * every thread of the process to switch ids together, which in a child
- * sharing the parent's address space is undefined.  posix_spawn() can
+ * allocates) and setuid(), then chdir().  In a vfork() child those run
+ * in the parent's memory: initgroups() is not async-signal-safe at all,
+ * and glibc's setuid() and setgid() signal every thread of the process
+ * to switch ids together, which in a child sharing the parent's
+ * address space is undefined.  posix_spawn() can
  * reset the effective ids to the real ones but cannot become another
  * user or change directory (POSIX 2024's chdir action aside).  So we
  * fork(), and keep the daemon small (its memory is its tables and
@@ -38,6 +38,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -173,8 +174,8 @@ moveup(int fd)
 
 /*
  * The child, between fork() and execve().  Everything here is either a
- * system call or, for privdrop() and setproctitle(), safe after fork()
- * in a single-threaded parent.
+ * system call or, for privdrop(), safe after fork() in a
+ * single-threaded parent.
  */
 static void
 child(const struct spawn_req *req, const char *path, char *const *argv,
@@ -238,8 +239,15 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (chdir(dir) == -1)
 		child_fail(st, SPAWN_CHDIR, 0, errno);
 
+	/*
+	 * The title names the child until execve() replaces it, which is
+	 * when it matters: a child stuck in the group database or on a
+	 * dead home directory.  prctl() rather than setproctitle(), which
+	 * without setproctitle_init() in main() writes a warning to
+	 * standard error -- the job's output.
+	 */
 	if (req->sr_title != NULL)
-		setproctitle("%s", req->sr_title);
+		(void)prctl(PR_SET_NAME, req->sr_title, 0, 0, 0);
 
 	execve(path, argv, req->sr_env != NULL ? req->sr_env : noenv);
 	child_fail(st, SPAWN_EXEC, 0, errno);

@@ -203,9 +203,11 @@ test_io(void)
 	req.sr_cmd = "cat";
 	req.sr_input = "line 1\nline 2\n";
 	req.sr_inputlen = strlen(req.sr_input);
+	req.sr_title = "job alice 0123456789abcdef";
 	ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited &&
 	    ss.ss_code == 0, "cat with input");
-	is_str(out(job), "line 1\nline 2\n", "input delivered");
+	is_str(out(job), "line 1\nline 2\n",
+	    "input delivered, nothing else in the output (title set)");
 	spawn_free(job);
 
 	memset(&req, 0, sizeof(req));
