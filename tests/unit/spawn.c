@@ -531,6 +531,8 @@ main(void)
 	signal(SIGINT, onsignal);
 	signal(SIGTERM, onsignal);
 	signal(SIGHUP, onsignal);
+	signal(SIGABRT, onsignal);
+	signal(SIGSEGV, onsignal);
 	if (mkdtemp(tmpdir) == NULL || chmod(tmpdir, 0755) == -1) {
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		return (99);
