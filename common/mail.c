@@ -192,7 +192,8 @@ mail_start(const struct mail_req *req, const struct outbuf *out,
 {
 	struct spawn_req	 sr;
 	struct spawn_err	 se;
-	char			*cmd = NULL, *msg = NULL, *p, *argv[MAIL_MAXARGS];
+	char			*cmd = NULL, *msg = NULL, *p, *rest;
+	char			*argv[MAIL_MAXARGS];
 	char			 user[300], logname[300], home[1100];
 	char			*env[5];
 	size_t			 len;
@@ -206,7 +207,9 @@ mail_start(const struct mail_req *req, const struct outbuf *out,
 		snprintf(errbuf, errlen, "%s", strerror(errno));
 		goto done;
 	}
-	for (p = strtok(cmd, " \t"); p != NULL; p = strtok(NULL, " \t")) {
+	for (rest = cmd; (p = strsep(&rest, " \t")) != NULL;) {
+		if (*p == '\0')
+			continue;
 		if (argc == MAIL_MAXARGS - 1) {
 			snprintf(errbuf, errlen, "sendmail command: too many "
 			    "arguments");
