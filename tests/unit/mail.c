@@ -200,6 +200,13 @@ main(void)
 	req.mr_sendmail = "  ";
 	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
 	    "empty mailer command");
+	snprintf(cmd, sizeof(cmd), "%s", capture);
+	for (len = 0; len < 40; len++)
+		strlcat(cmd, " -x", sizeof(cmd));
+	req.mr_sendmail = cmd;
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	    "too many words");
+	is_str(err, "sendmail command: too many arguments", "its message");
 	outbuf_free(&out);
 	return (tap_done());
 }
