@@ -44,6 +44,15 @@
 
 #define ARENA_BLOCK	(64 * 1024)
 
+/*
+ * Bounds on the environment, so that a hostile table cannot make the
+ * snapshots grow with the square of its size: distinct variables per
+ * table, and pointers in all snapshots together (64 MB).  Real tables
+ * stay far below both.
+ */
+#define ENV_MAXVARS	1000
+#define SNAP_MAXPTRS	(8 * 1024 * 1024)
+
 struct arena_block {
 	struct arena_block *b_next;
 	size_t		 b_size;
@@ -91,6 +100,7 @@ struct pstate {
 	const char	*p_name;	/* CLUSTERCRON_NAME pending */
 	size_t		 p_nameline;
 	struct nameset	 p_names;
+	size_t		 p_snapptrs;	/* pointers in all snapshots */
 	int		 p_crwarned;
 };
 
@@ -105,6 +115,7 @@ static int	 is_blank(int);
 static int	 env_scan(const char *, size_t, size_t, struct envline *);
 static int	 bad_envline(struct pstate *, const char *, size_t, size_t,
 		    const struct envline *);
+static size_t	 env_find(const struct pstate *, const char *, size_t);
 static int	 env_set(struct pstate *, const char *, size_t, const char *,
 		    size_t);
 static int	 do_env(struct pstate *, const char *, size_t,
@@ -339,6 +350,20 @@ bad_envline(struct pstate *st, const char *l, size_t len, size_t lineno,
 	    l + ev->v_name));
 }
 
+/* The index of NAME in the environment in force, or p_nenv. */
+static size_t
+env_find(const struct pstate *st, const char *name, size_t nlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < st->p_nenv; i++) {
+		if (strncmp(st->p_env[i], name, nlen) == 0 &&
+		    st->p_env[i][nlen] == '=')
+			return (i);
+	}
+	return (st->p_nenv);
+}
+
 /* Set NAME=value in the environment in force; a later value replaces. */
 static int
 env_set(struct pstate *st, const char *name, size_t nlen, const char *val,
@@ -356,11 +381,9 @@ env_set(struct pstate *st, const char *name, size_t nlen, const char *val,
 	memcpy(s + nlen + 1, val, vlen);
 	s[nlen + 1 + vlen] = '\0';
 	st->p_snap = NULL;
-	for (i = 0; i < st->p_nenv; i++) {
-		if (strncmp(st->p_env[i], s, nlen + 1) == 0) {
-			st->p_env[i] = s;
-			return (0);
-		}
+	if ((i = env_find(st, name, nlen)) < st->p_nenv) {
+		st->p_env[i] = s;
+		return (0);
 	}
 	if (st->p_nenv == st->p_envcap) {
 		ncap = st->p_envcap == 0 ? 16 : st->p_envcap * 2;
@@ -725,6 +748,11 @@ do_env(struct pstate *st, const char *l, size_t lineno,
 	size_t		 before;
 	int		 ok;
 
+	if (st->p_nenv >= ENV_MAXVARS &&
+	    env_find(st, name, nlen) == st->p_nenv)
+		return (add_diag(st, lineno, ev->v_name + 1, 0, "found "
+		    "environment variable %zu, expected at most %d in a table",
+		    st->p_nenv + 1, ENV_MAXVARS));
 	if (nlen == 7 && memcmp(name, "CRON_TZ", 7) == 0) {
 		if (vlen == 0)
 			st->p_tz = NULL;
@@ -925,6 +953,13 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 		if (st->p_nenv == 0)
 			st->p_snap = env_empty;
 		else {
+			if (st->p_nenv + 1 > SNAP_MAXPTRS - st->p_snapptrs)
+				return (add_diag(st, lineno, start + 1, 0,
+				    "found more environment lines between "
+				    "entries than a table may have, expected "
+				    "at most %d variables in all snapshots",
+				    SNAP_MAXPTRS));
+			st->p_snapptrs += st->p_nenv + 1;
 			snap = arena_alloc(st->p_arena, (st->p_nenv + 1) *
 			    sizeof(*snap), _Alignof(const char *));
 			if (snap == NULL)

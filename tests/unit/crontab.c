@@ -64,6 +64,7 @@ static void	 run_identity(void);
 static void	 run_crond(void);
 static void	 run_api(void);
 static void	 run_long_lines(void);
+static void	 run_env_bounds(void);
 static void	 run_memory(void);
 
 static const char *
@@ -655,6 +656,53 @@ run_api(void)
 	crontab_free(ct);
 
 	run_long_lines();
+	run_env_bounds();
+}
+
+/*
+ * A hostile table cannot make the environment snapshots grow without
+ * bound: at most 1000 variables, at most 8 Mi pointers in snapshots.
+ */
+static void
+run_env_bounds(void)
+{
+	struct crontab	*ct;
+	char		*buf;
+	size_t		 i, len = 0, cap = 1024 * 1024;
+	int		 rc;
+
+	if ((buf = malloc(cap)) == NULL) {
+		ok(0, "malloc");
+		return;
+	}
+	for (i = 0; i < 1001; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "V%zu=x\n", i);
+	len += (size_t)snprintf(buf + len, cap - len, "0 0 * * * c\n");
+	rc = crontab_parse("env", buf, len, 0, &ct);
+	ok(rc == 1 && ct->ct_nerr == 1 && ct->ct_nent == 1,
+	    "the 1001st variable is an error");
+	if (rc == 1) {
+		is_str(ct->ct_diag[0].d_msg, "found environment variable "
+		    "1001, expected at most 1000 in a table", "its message");
+		is_int((long long)ct->ct_diag[0].d_line, 1001, "its line");
+	}
+	crontab_free(ct);
+
+	/* 1000 variables, then an entry after each of 8400 changes. */
+	len -= strlen("V1000=x\n0 0 * * * c\n");
+	for (i = 0; i < 8400; i++)
+		len += (size_t)snprintf(buf + len, cap - len,
+		    "V1=%zu\n0 0 * * * c\n", i);
+	rc = crontab_parse("env", buf, len, 0, &ct);
+	ok(rc == 1 && ct->ct_nent == 8 * 1024 * 1024 / 1001 &&
+	    ct->ct_nerr == 8400 - ct->ct_nent,
+	    "snapshots stop at 8 Mi pointers, with an error per entry");
+	if (rc == 1)
+		is_str(ct->ct_diag[0].d_msg, "found more environment lines "
+		    "between entries than a table may have, expected at most "
+		    "8388608 variables in all snapshots", "its message");
+	crontab_free(ct);
+	free(buf);
 }
 
 /* Long lines: up to 64 KiB is read, longer is an error, not a crash. */
