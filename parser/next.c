@@ -228,8 +228,9 @@ sched_next(const struct cron_sched *s, const struct cron_tz *z,
 
 	if (sched_never(s) || after >= TIME_END)
 		return (-1);
-	if (after < TIME_FIRST)
-		after = TIME_FIRST;
+	/* The calendar starts with the year 1. */
+	if (after < TIME_FIRST - 1)
+		after = TIME_FIRST - 1;
 
 	if (!(s->s_flags & (SCHED_MIN_STAR | SCHED_HOUR_STAR))) {
 		/* A fixed time: see the comment at the top. */
