@@ -105,6 +105,7 @@ struct table {
 	struct timespec	 tb_ctim;
 	int64_t		 tb_version;
 	int		 tb_seen;	/* mark of the current scan */
+	int		 tb_read;	/* tb_dev .. tb_ctim are valid */
 	struct crontab	*tb_ct;
 	struct job	**tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;

@@ -455,7 +455,7 @@ scan_dir(enum tb_kind kind, const char *dir, int force)
 static int
 stat_same(const struct table *tb, const struct stat *sb)
 {
-	return (tb->tb_ct != NULL && tb->tb_dev == sb->st_dev &&
+	return (tb->tb_read && tb->tb_dev == sb->st_dev &&
 	    tb->tb_ino == sb->st_ino && tb->tb_size == sb->st_size &&
 	    tb->tb_mtim.tv_sec == sb->st_mtim.tv_sec &&
 	    tb->tb_mtim.tv_nsec == sb->st_mtim.tv_nsec &&
@@ -500,6 +500,7 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force)
 		RB_INSERT(tables, &D.d_tables, tb);
 	}
 	tb->tb_seen = 1;
+	tb->tb_read = 1;
 	tb->tb_dev = sb.st_dev;
 	tb->tb_ino = sb.st_ino;
 	tb->tb_size = sb.st_size;

@@ -1,0 +1,167 @@
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# lib.sh: helpers for the daemon's tests.  Each daemon runs as the
+# current user in the foreground with a configuration, tables, pid file
+# and log of its own under $T; the store is a SQLite file in $T unless
+# the test sets STORE (and MYSQL_FILE).  Every wait polls a condition
+# with a limit; nothing sleeps and hopes.
+#
+#	dmn_setup NAME		make $T/NAME/ with crontab, cron.d, spool and
+#				clustercron.conf (extra keys on stdin)
+#	dmn_start NAME		start it, wait for its STARTUP line
+#	dmn_stop NAME		SIGTERM, wait for it to exit (limit)
+#	dmn_pid NAME		its pid
+#	wait_for SECS CMD...	run CMD every 0.1 s until it succeeds
+#	runs			the runs table, one run a line (ccstore)
+
+. "$top_srcdir/tests/lib/common.sh"
+
+CCSTORE=$top_builddir/tests/daemon/ccstore
+ME=$(id -un)
+DAEMONS=
+umask 022
+
+dmn_cleanup()
+{
+	_rc=$?
+	for _n in $DAEMONS; do
+		if [ -f "$T/$_n/pid" ]; then
+			kill -9 "$(cat "$T/$_n/pid")" 2>/dev/null
+		fi
+	done
+	if [ $_rc -ne 0 ] && [ $_rc -ne 77 ]; then
+		for _n in $DAEMONS; do
+			echo "---- $T/$_n.log"
+			tail -n 40 "$T/$_n.log"
+		done
+	fi
+	[ -n "${MDB_PID:-}" ] && kill -9 "$MDB_PID" 2>/dev/null
+	[ -z "${KEEP_TMP:-}" ] && rm -rf "$T"
+	exit $_rc
+}
+trap dmn_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+[ -x "$top_builddir/clustercron/clustercron" ] || {
+	echo "clustercron/clustercron not built"
+	exit 77
+}
+
+# The stand-in for sendmail: each message in $T/mail.N.
+cat >"$T/sendmail" <<EOS
+#!/bin/sh
+n=\$(ls "$T" | grep -c '^mail\.')
+cat >"$T/mail.tmp.\$\$" && mv "$T/mail.tmp.\$\$" "$T/mail.\$n"
+echo "\$*" >"$T/mail.\$n.args"
+EOS
+chmod 755 "$T/sendmail"
+chmod 755 "$T"
+
+dmn_setup()
+{
+	mkdir -p "$T/$1/cron.d" "$T/$1/spool"
+	: >"$T/$1/crontab"
+	{
+		echo "store = ${STORE:-sqlite:$T/cc.db}"
+		[ -n "${MYSQL_FILE:-}" ] &&
+		    echo "mysql-defaults-file = $MYSQL_FILE"
+		echo "node = $1"
+		echo "crontab = $T/$1/crontab"
+		echo "crontab-dir = $T/$1/cron.d"
+		echo "spool-dir = $T/$1/spool"
+		echo "pidfile = $T/$1/pid"
+		echo "reboot-file = $T/$1/reboot"
+		echo "sendmail = $T/sendmail -t"
+		echo "shutdown-grace = 20s"
+		cat
+	} >"$T/$1/clustercron.conf"
+}
+
+dmn_pid()
+{
+	cat "$T/$1/pid"
+}
+
+wait_for()
+{
+	_lim=$(($1 * 10))
+	shift
+	_i=0
+	while ! "$@" >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ $_i -ge $_lim ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# in_log NAME PATTERN: the daemon's log has a line matching PATTERN.
+in_log()
+{
+	grep -qE -- "$2" "$T/$1.log"
+}
+
+dmn_start()
+{
+	_n=$1
+	shift
+	case " $DAEMONS " in
+	*" $_n "*) ;;
+	*) DAEMONS="$DAEMONS $_n" ;;
+	esac
+	: >"$T/$_n.log"
+	"$CLUSTERCRON" -f -c "$T/$_n/clustercron.conf" "$@" \
+	    >>"$T/$_n.log" 2>&1 &
+	echo $! >"$T/$_n/pid.shell"
+	if ! wait_for 20 in_log "$_n" 'STARTUP'; then
+		fail "$_n did not start"
+		cat "$T/$_n.log"
+		exit 1
+	fi
+}
+
+dmn_alive()
+{
+	kill -0 "$(cat "$T/$1/pid.shell")" 2>/dev/null
+}
+
+dmn_dead()
+{
+	! dmn_alive "$1"
+}
+
+dmn_stop()
+{
+	kill -TERM "$(cat "$T/$1/pid.shell")" 2>/dev/null
+	if ! wait_for "${2:-30}" dmn_dead "$1"; then
+		fail "$1 did not stop"
+		return 1
+	fi
+	return 0
+}
+
+runs()
+{
+	if [ -n "${MYSQL_FILE:-}" ]; then
+		"$CCSTORE" -m "$MYSQL_FILE" "${STORE}" runs
+	else
+		"$CCSTORE" "${STORE:-sqlite:$T/cc.db}" runs
+	fi
+}
+
+# count_lines FILE: lines in FILE, 0 when it does not exist.
+count_lines()
+{
+	if [ -f "$1" ]; then
+		wc -l <"$1" | tr -d ' '
+	else
+		echo 0
+	fi
+}
+
+# at_least N FILE: FILE has at least N lines.
+at_least()
+{
+	[ "$(count_lines "$2")" -ge "$1" ]
+}
