@@ -73,7 +73,8 @@ static int	moveup(int);
 static int	sig_default_raw(int);
 static int	write_nosigpipe(int, const void *, size_t);
 static void	err_set(struct spawn_err *, int, int, int, const char *);
-static int	wait_start(struct spawn_job *, int, int, struct spawn_err *);
+static int	wait_start(struct spawn_job *, const struct spawn_req *, int,
+		    int, struct spawn_err *);
 
 const char *
 spawn_stepname(int step)
@@ -115,9 +116,9 @@ err_set(struct spawn_err *err, int step, int privstep, int errnum,
 	err->se_privstep = privstep;
 	err->se_errno = errnum;
 	if (step == SPAWN_PRIVDROP)
-		snprintf(err->se_msg, sizeof(err->se_msg), "%s (%s) %s: %s",
-		    spawn_stepname(step), privdrop_stepname(privstep),
-		    what == NULL ? "" : what, strerror(errnum));
+		snprintf(err->se_msg, sizeof(err->se_msg), "becoming %s: %s: %s",
+		    what == NULL ? "the user" : what,
+		    privdrop_stepname(privstep), strerror(errnum));
 	else
 		snprintf(err->se_msg, sizeof(err->se_msg), "%s%s%s: %s",
 		    spawn_stepname(step), what == NULL ? "" : " ",
@@ -259,7 +260,8 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
  * err filled) when it did not.
  */
 static int
-wait_start(struct spawn_job *job, int st, int ms, struct spawn_err *err)
+wait_start(struct spawn_job *job, const struct spawn_req *req, int st,
+    int ms, struct spawn_err *err)
 {
 	struct spawn_report	 r;
 	struct pollfd		 pfd;
@@ -293,7 +295,9 @@ wait_start(struct spawn_job *job, int st, int ms, struct spawn_err *err)
 		if (n == (ssize_t)sizeof(r))
 			err_set(err, r.r_step, r.r_privstep, r.r_errno,
 			    r.r_step == SPAWN_EXEC ? job->sj_path :
-			    r.r_step == SPAWN_CHDIR ? job->sj_dir : NULL);
+			    r.r_step == SPAWN_CHDIR ? job->sj_dir :
+			    r.r_step == SPAWN_PRIVDROP && req->sr_pw != NULL ?
+			    req->sr_pw->pw_name : NULL);
 		else
 			err_set(err, SPAWN_PIPE, 0, n == -1 ? errno : EIO,
 			    "status");
@@ -394,7 +398,7 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	inp[1] = outp[0] = -1;
 
 	ms = req->sr_startms > 0 ? req->sr_startms : SPAWN_STARTMS;
-	if (wait_start(job, stp[0], ms, err) == -1) {
+	if (wait_start(job, req, stp[0], ms, err) == -1) {
 		job->sj_pid = -1;
 		errno = err != NULL ? err->se_errno : EIO;
 		goto fail;

@@ -431,7 +431,7 @@ test_user(void)
 	struct spawn_job	*job;
 	struct spawn_status	 ss;
 	struct spawn_err	 err;
-	struct passwd		*pw, upw, rootpw;
+	struct passwd		*pw, upw, rootpw, bad;
 	struct group		*gr;
 	enum privdrop_step	 step;
 	gid_t			 g[2];
@@ -489,6 +489,26 @@ test_user(void)
 	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR &&
 	    err.se_errno == EACCES, "home the user cannot enter: not started");
 	rmdir(closed);
+
+	/* Each step checked: a gid, then a uid, the kernel refuses. */
+	bad = upw;
+	bad.pw_gid = (gid_t)-1;
+	req.sr_pw = &bad;
+	req.sr_dir = "/";
+	ok(spawn_start(&req, &job, &err) == -1 &&
+	    err.se_step == SPAWN_PRIVDROP &&
+	    err.se_privstep == PRIVDROP_SETGID && err.se_errno == EINVAL,
+	    "setgid refused: not started");
+	snprintf(want, sizeof(want), "becoming %s: setgid: %s", uname_,
+	    strerror(EINVAL));
+	is_str(err.se_msg, want, "its message");
+	bad = upw;
+	bad.pw_uid = (uid_t)-1;
+	ok(spawn_start(&req, &job, &err) == -1 &&
+	    err.se_step == SPAWN_PRIVDROP &&
+	    err.se_privstep == PRIVDROP_SETUID && err.se_errno == EINVAL,
+	    "setuid refused: not started");
+	req.sr_pw = &upw;
 
 	/* From the user, another identity is refused. */
 	if ((pw = getpwuid(0)) == NULL)
