@@ -199,8 +199,9 @@ conf_value(const struct conf_key *k, const char *text, struct conf_value *v,
 	static const uint64_t	 tmult[] = { 1, 60, 3600, 86400 };
 	static const uint64_t	 bmult[] = { 1024, 1024, 1048576, 1048576,
 				    1073741824, 1073741824 };
-	char			 ebuf[160];
+	char			 ebuf[160], shown[44];
 	uint64_t		 n;
+	size_t			 i;
 	int			 r = -1;
 
 	switch (k->ck_type) {
@@ -240,12 +241,17 @@ conf_value(const struct conf_key *k, const char *text, struct conf_value *v,
 		v->cv_num = n;
 		return (0);
 	}
-	if (k->ck_flags & CONF_SECRET)
+	if (k->ck_flags & CONF_SECRET) {
 		snprintf(why, whylen, "%s: expected %s", k->ck_name,
 		    type_expect(k, ebuf, sizeof(ebuf)));
-	else
-		snprintf(why, whylen, "%s: expected %s, not \"%s\"",
-		    k->ck_name, type_expect(k, ebuf, sizeof(ebuf)), text);
+		return (-1);
+	}
+	/* Echo the value, tamed: printable, and 40 bytes at most. */
+	for (i = 0; text[i] != '\0' && i < sizeof(shown) - 4; i++)
+		shown[i] = text[i] >= ' ' && text[i] <= '~' ? text[i] : '?';
+	strlcpy(shown + i, text[i] != '\0' ? "..." : "", sizeof(shown) - i);
+	snprintf(why, whylen, "%s: expected %s, not \"%s\"", k->ck_name,
+	    type_expect(k, ebuf, sizeof(ebuf)), shown);
 	return (-1);
 }
 

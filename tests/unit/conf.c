@@ -212,6 +212,13 @@ test_edges(void)
 	ok(parse_str("store.user = u\nstore.port = 18446744073709551616\n",
 	    &c, &errs) == -1, "2^64 overflows");
 	conf_errors_free(&errs);
+	ok(parse_str("store.user = u\nforeground = \033[2J0123456789"
+	    "0123456789012345678901234567890123456789\n", &c, &errs) == -1,
+	    "long value with an escape");
+	is_str(errs.ce_count > 0 ? errs.ce_msg[0] : NULL,
+	    "t.conf:2: foreground: expected yes or no, not \"?[2J012345678901"
+	    "234567890123456789012345...\"", "echoed tamed and cut");
+	conf_errors_free(&errs);
 
 	ok(conf_parse("x", "", 0, badkey, 1, &c, &errs) == -1,
 	    "a default outside its bounds is an error");
