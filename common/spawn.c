@@ -73,6 +73,7 @@ static int	moveup(int);
 static int	sig_default_raw(int);
 static int	write_nosigpipe(int, const void *, size_t);
 static void	err_set(struct spawn_err *, int, int, int, const char *);
+static void	input_done(struct spawn_job *);
 static int	wait_start(struct spawn_job *, const struct spawn_req *, int,
 		    int, struct spawn_err *);
 
@@ -418,10 +419,8 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 		errno = saved;
 		goto fail;
 	}
-	if (job->sj_inlen == 0) {
-		close(job->sj_in);
-		job->sj_in = -1;
-	}
+	if (job->sj_inlen == 0)
+		input_done(job);
 	*jobp = job;
 	return (0);
 
@@ -516,6 +515,19 @@ write_nosigpipe(int fd, const void *buf, size_t len)
 	return ((int)n);
 }
 
+/* The input is done with: close the pipe and let the copy go. */
+static void
+input_done(struct spawn_job *job)
+{
+	close(job->sj_in);
+	job->sj_in = -1;
+	if (job->sj_input != NULL) {
+		explicit_bzero(job->sj_input, job->sj_inlen);
+		free(job->sj_input);
+		job->sj_input = NULL;
+	}
+}
+
 int
 spawn_io(struct spawn_job *job)
 {
@@ -536,15 +548,12 @@ spawn_io(struct spawn_job *job)
 			if (errno == EAGAIN)
 				break;
 			/* EPIPE: nobody reads the rest; cron drops it too. */
-			close(job->sj_in);
-			job->sj_in = -1;
+			input_done(job);
 			break;
 		}
 		job->sj_inoff += (size_t)n;
-		if (job->sj_inoff == job->sj_inlen) {
-			close(job->sj_in);
-			job->sj_in = -1;
-		}
+		if (job->sj_inoff == job->sj_inlen)
+			input_done(job);
 	}
 
 	for (i = 0; job->sj_out != -1 && i < SPAWN_READMAX; i++) {
@@ -684,10 +693,8 @@ spawn_run(struct spawn_job *job, int64_t ms, struct spawn_status *ss)
 		 * a process outside the group still holding the output
 		 * must not keep us here.
 		 */
-		if (job->sj_in != -1) {
-			close(job->sj_in);
-			job->sj_in = -1;
-		}
+		if (job->sj_in != -1)
+			input_done(job);
 		if (job->sj_out != -1) {
 			(void)spawn_io(job);
 			if (job->sj_out != -1) {
