@@ -1283,12 +1283,32 @@ batch_row(void *arg, const struct sval *c, size_t n)
 	return (0);
 }
 
+/*
+ * Bind n ids (ids[idx[i]] when idx is given) from p[at] on, padded to
+ * the next power of two by repeating the last: a repeated value in an
+ * IN list changes nothing, and each list length is one prepared
+ * statement.  Returns the padded length.
+ */
+static size_t
+pad_ids(struct sval *p, size_t at, const char *const *ids, const size_t *idx,
+    size_t n)
+{
+	size_t	 m = 1, i;
+
+	while (m < n)
+		m *= 2;
+	for (i = 0; i < m; i++)
+		p[at + i] = SVS(ids[idx == NULL ? (i < n ? i : n - 1) :
+		    idx[i < n ? i : n - 1]]);
+	return (m);
+}
+
 static int
 batch_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct batch_arg	*a = arg;
 	struct sval		*p;
-	size_t			 max = st->s_ops->o_max_list, i, j, k, np;
+	size_t			 max = st->s_ops->o_max_list, i, j, k, m;
 	size_t			 left;
 	int64_t			 changed;
 	int			 rc = -1;
@@ -1304,14 +1324,13 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 	/* After a lost result: first take what is already ours. */
 	if (a->resolve) {
 		for (a->off = 0; a->off < a->n; a->off += a->k) {
-			a->k = piece(a->n - a->off, max);
-			for (i = 0; i < a->k; i++)
-				p[i] = SVS(a->ids[a->off + i]);
-			p[a->k] = SVI(a->fire);
-			p[a->k + 1] = SVS(st->s_node);
+			a->k = a->n - a->off < max ? a->n - a->off : max;
+			m = pad_ids(p, 0, a->ids + a->off, NULL, a->k);
+			p[m] = SVI(a->fire);
+			p[m + 1] = SVS(st->s_node);
 			a->nsel = 0;
-			if (xexec(st, "batch.mine", S_BATCH_MINE, a->k, p,
-			    a->k + 2, batch_row, a, NULL, err) == -1)
+			if (xexec(st, "batch.mine", S_BATCH_MINE, m, p, m + 2,
+			    batch_row, a, NULL, err) == -1)
 				goto lost;
 			for (i = 0; i < a->nsel; i++) {
 				if (*a->nwon < a->max) {
@@ -1325,29 +1344,26 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 		goto lost;
 	for (a->off = 0; a->off < a->n && *a->nwon < a->max;
 	    a->off += a->k) {
-		a->k = piece(a->n - a->off, max);
+		a->k = a->n - a->off < max ? a->n - a->off : max;
 		left = a->max - *a->nwon;
-		for (i = 0; i < a->k; i++)
-			p[i] = SVS(a->ids[a->off + i]);
-		p[a->k] = SVI(a->fire);
-		p[a->k + 1] = SVI(left);
+		m = pad_ids(p, 0, a->ids + a->off, NULL, a->k);
+		p[m] = SVI(a->fire);
+		p[m + 1] = SVI(left);
 		a->nsel = 0;
-		if (xexec(st, "batch.select", S_BATCH_SELECT, a->k, p,
-		    a->k + 2, batch_row, a, NULL, err) == -1)
+		if (xexec(st, "batch.select", S_BATCH_SELECT, m, p, m + 2,
+		    batch_row, a, NULL, err) == -1)
 			goto lost;
 		if (a->nsel > left)
 			a->nsel = left;
-		/* Update the rows selected (and locked), in pieces. */
-		for (i = 0; i < a->nsel; i += k) {
-			k = piece(a->nsel - i, max);
-			np = 0;
-			p[np++] = SVI(a->fire);
-			p[np++] = SVS(st->s_node);
-			for (j = 0; j < k; j++)
-				p[np++] = SVS(a->ids[a->sel[i + j]]);
-			p[np++] = SVI(a->fire);
-			if (xexec(st, "batch.update", S_BATCH_UPDATE, k, p, np,
-			    NULL, NULL, &changed, err) == -1)
+		/* Update the rows selected (and locked). */
+		if (a->nsel > 0) {
+			k = a->nsel;
+			p[0] = SVI(a->fire);
+			p[1] = SVS(st->s_node);
+			m = pad_ids(p, 2, a->ids, a->sel, k);
+			p[m + 2] = SVI(a->fire);
+			if (xexec(st, "batch.update", S_BATCH_UPDATE, m, p,
+			    m + 3, NULL, NULL, &changed, err) == -1)
 				goto lost;
 			if ((size_t)changed != k) {
 				store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0,
@@ -1356,7 +1372,7 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 				goto out;
 			}
 			for (j = 0; j < k; j++)
-				a->won[a->sel[i + j]] = 1;
+				a->won[a->sel[j]] = 1;
 			*a->nwon += k;
 		}
 	}
