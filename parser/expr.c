@@ -99,6 +99,8 @@ struct scan {
 #define TOKMAX	24
 
 static int	 is_blank(int);
+static void	 expr_diag(struct cron_diag *, size_t, int, const char *, ...)
+		    __attribute__((__format__ (printf, 4, 5)));
 static void	 describe(const struct scan *, size_t, char *, size_t);
 static size_t	 word_end(const struct scan *, size_t);
 static int	 parse_macro(struct scan *, size_t *, struct cron_sched *);
@@ -117,7 +119,8 @@ is_blank(int c)
 	return (c == ' ' || c == '\t');
 }
 
-void
+/* Fill a diagnostic; the message is truncated to fit. */
+static void
 expr_diag(struct cron_diag *d, size_t col, int warning, const char *fmt,
     ...)
 {

@@ -22,8 +22,4 @@
 int	 expr_parse(const char *, size_t, size_t *, int, const char *,
 	    struct cron_sched *, struct cron_diag *);
 
-/* Fill a diagnostic; the message is truncated to fit. */
-void	 expr_diag(struct cron_diag *, size_t, int, const char *, ...)
-	    __attribute__((__format__ (printf, 4, 5)));
-
 #endif /* PARSER_INT_H */
