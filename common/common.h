@@ -207,10 +207,13 @@ const char *privdrop_stepname(enum privdrop_step);
 
 /*
  * spawn.c: output buffers.  An outbuf keeps the first ob_max bytes of a
- * job's output (NUL-terminated in ob_buf, which may be NULL while
- * empty) and counts all of them in ob_total.  The run record takes a
- * head of it with outbuf_head(), the mail the whole kept text.
- * outbuf_add() returns 0, or -1 with ENOMEM.
+ * job's output (outbuf_init() with 0: OUTBUF_DEFAULT), NUL-terminated
+ * in ob_buf (NULL while empty), and counts every byte in ob_total;
+ * outbuf_truncated() tells whether some were not kept.  The run record
+ * takes a head with outbuf_head(), which points *p at the text (never
+ * NULL) and returns its length, at most n; the mail takes the whole
+ * kept text.  outbuf_add() copies and returns 0, or -1 with ENOMEM.
+ * outbuf_free() frees the text and leaves the buffer empty.
  */
 #define OUTBUF_DEFAULT	(256 * 1024)
 
