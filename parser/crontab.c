@@ -111,6 +111,7 @@ static int	 add_diag(struct pstate *, size_t, size_t, int, const char *,
 		    ...) __attribute__((__format__ (printf, 5, 6)));
 static int	 add_exprdiag(struct pstate *, size_t, size_t,
 		    const struct cron_diag *);
+static void	 sort_diags(struct crontab *);
 static int	 is_blank(int);
 static int	 env_scan(const char *, size_t, size_t, struct envline *);
 static int	 bad_envline(struct pstate *, const char *, size_t, size_t,
@@ -241,6 +242,28 @@ add_exprdiag(struct pstate *st, size_t line, size_t coloff,
 {
 	return (add_diag(st, line, ed->d_col + coloff, ed->d_warning, "%s",
 	    ed->d_msg));
+}
+
+/*
+ * Diagnostics go in line order.  They are made in that order but for
+ * the warning about an unused CLUSTERCRON_NAME, known only at a later
+ * line; a stable insertion sort moves each such warning back past the
+ * diagnostics made since its line, so the work stays linear.
+ */
+static void
+sort_diags(struct crontab *ct)
+{
+	struct cron_diag	 d;
+	size_t			 i, j;
+
+	for (i = 1; i < ct->ct_ndiag; i++) {
+		if (ct->ct_diag[i - 1].d_line <= ct->ct_diag[i].d_line)
+			continue;
+		d = ct->ct_diag[i];
+		for (j = i; j > 0 && ct->ct_diag[j - 1].d_line > d.d_line; j--)
+			ct->ct_diag[j] = ct->ct_diag[j - 1];
+		ct->ct_diag[j] = d;
+	}
 }
 
 static int
@@ -1078,6 +1101,8 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 	    "CLUSTERCRON_NAME=%s names no entry: no entry follows it",
 	    st.p_name) == -1)
 		goto nomem;
+
+	sort_diags(ct);
 
 	/* Give back what the arrays grew beyond their use. */
 	if (ct->ct_nent > 0 && ct->ct_nent < st.p_entcap &&
