@@ -856,11 +856,12 @@ split_command(struct pstate *st, const char *s, size_t n,
 
 /*
  * Lint: when either day field begins with '*', Vixie cron and cronie
- * require both to match (0 0 *\/2 * 1 runs on odd days that are
- * Mondays), while Kubernetes and the robfig/cron-based schedulers keep
- * that rule only for a plain '*' and otherwise fire when either
- * matches.  The two readings differ exactly when one field begins with
- * '*' and neither covers every day; say so, without failing.
+ * require both to match (every second day of the month on Mondays
+ * runs on odd days that are Mondays), while Kubernetes and the
+ * robfig/cron-based schedulers keep that rule only for a plain '*'
+ * and otherwise fire when either matches.  The two readings differ
+ * exactly when one field begins with '*' and neither covers every
+ * day; say so, without failing.
  */
 static int
 lint_domdow(struct pstate *st, const struct cron_entry *e, size_t lineno,

@@ -304,8 +304,9 @@ parse_step(struct scan *s, const struct field *f, size_t *posp, int *vp)
 		return (-1);
 	}
 	/*
-	 * cron accepts a step longer than the field (*\/90 in minutes
-	 * selects only the first value); so do we, within reason.
+	 * cron accepts a step longer than the field (a step of 90 in
+	 * the minute field selects only the first value); so do we,
+	 * within reason.
 	 */
 	if (v >= 1000000) {
 		expr_diag(s->s_diag, start + 1, 0, "found step %.*s in the %s "
