@@ -49,17 +49,21 @@ trap 'exit 1' INT TERM HUP
 }
 
 # The stand-in for sendmail: each message in $T/mail.N.
-cat >"$T/sendmail" <<EOS
+dmn_sendmail()
+{
+	[ -x "$T/sendmail" ] && return 0
+	cat >"$T/sendmail" <<EOS
 #!/bin/sh
-n=\$(ls "$T" | grep -c '^mail\.')
+n=\$(ls "$T" | grep -c '^mail\.[0-9]*$')
 cat >"$T/mail.tmp.\$\$" && mv "$T/mail.tmp.\$\$" "$T/mail.\$n"
-echo "\$*" >"$T/mail.\$n.args"
 EOS
-chmod 755 "$T/sendmail"
-chmod 755 "$T"
+	chmod 755 "$T/sendmail"
+	chmod 755 "$T"
+}
 
 dmn_setup()
 {
+	dmn_sendmail
 	mkdir -p "$T/$1/cron.d" "$T/$1/spool"
 	: >"$T/$1/crontab"
 	{

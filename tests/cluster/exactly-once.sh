@@ -1,0 +1,87 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# exactly-once.sh: two, then three daemons on one private MariaDB with
+# the same table of seconds-field jobs; then one of them stops.  Every
+# fire must have run exactly once while nodes were up: no duplicate,
+# no gap, as the jobs' own files and the runs table both say.
+# Node-local entries run on every node.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+rm -rf "$T"
+. "$top_srcdir/tests/lib/mariadb.sh"
+mdb_init
+trap dmn_cleanup EXIT
+mdb_start
+
+STORE=$MDB_URL
+MYSQL_FILE=$MDB_CNF
+O=$T/jobs
+mkdir -p "$O"
+chmod 777 "$O"
+
+for n in n1 n2 n3; do
+	dmn_setup $n <<EOF
+heartbeat-interval = 1s
+claim-defer-ms = 150
+EOF
+	cat >"$T/$n/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every1
+*/2 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every2
+*/3 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every3; sleep 1
+CLUSTERCRON_SCOPE=node
+*/2 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
+EOF
+done
+
+dmn_start n1
+dmn_start n2
+wait_for 30 at_least 6 "$O/every1" || fail "two nodes: too few fires"
+dmn_start n3
+n=$(count_lines "$O/every1")
+wait_for 30 at_least $((n + 6)) "$O/every1" || fail "three nodes: too few fires"
+dmn_stop n1
+n=$(count_lines "$O/every1")
+wait_for 30 at_least $((n + 4)) "$O/every1" || fail "after a stop: too few fires"
+dmn_stop n2
+dmn_stop n3
+
+# From the files: each fire once, and every second between the first
+# and the last fire.
+for f in every1 every2 every3; do
+	same "$f: no fire twice" "$(cut -d' ' -f1 "$O/$f" | sort | uniq -d)" ""
+done
+secs() { cut -d' ' -f1 "$1" | sort -u | while read -r t; do
+	date -u -d "$(echo "$t" | sed 's/T/ /; s/Z$//')" +%s; done; }
+gaps() { secs "$1" | awk -v step="$2" 'NR > 1 && $1 != prev + step {
+	print "gap after " prev } { prev = $1 }'; }
+same "every1: no gap" "$(gaps "$O/every1" 1)" ""
+same "every2: no gap" "$(gaps "$O/every2" 2)" ""
+same "every3: no gap" "$(gaps "$O/every3" 3)" ""
+for n in n1 n2 n3; do
+	contains "$n ran cluster jobs" "$(cat "$O/every1" "$O/every2" \
+	    "$O/every3")" " $n\$"
+	[ "$(count_lines "$O/local.$n")" -ge 2 ] ||
+	    fail "node-local job did not run on $n"
+	same "$n: node-local fires once each" \
+	    "$(sort "$O/local.$n" | uniq -d)" ""
+done
+
+# From the runs table: one run per fire, as many as the files hold.
+r=$(runs)
+same "runs: no fire started twice" \
+    "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
+same "runs: all finished with exit 0" \
+    "$(echo "$r" | awk '$3 >= 1 && ($5 != "finished" || $6 != 0)')" ""
+total=$(($(count_lines "$O/every1") + $(count_lines "$O/every2") + \
+    $(count_lines "$O/every3")))
+same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1' | wc -l |
+    tr -d ' ')" "$total"
+for n in n1 n2 n3; do
+	grep -q "STORE DOWN" "$T/$n.log" && fail "$n lost the store"
+done
+
+finish
