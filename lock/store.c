@@ -122,6 +122,7 @@ static const char *const fault_points[] = {
 	"run_start.find.before", "run_start.find.after",
 	"run_end.before", "run_end.after",
 	"run_end.commit.before", "run_end.commit.after",
+	"register.scan.before", "register.scan.after",
 	"register.before", "register.after",
 	"register.commit.before", "register.commit.after",
 	"beat.read.before", "beat.read.after",
@@ -822,42 +823,160 @@ struct reg_arg {
 	size_t			 n;
 };
 
+/* A job's stored digest, to skip rows that would not change. */
+struct digest {
+	char	*d_id;
+	int64_t	 d_sum;
+};
+
+#define REG_SCAN	256	/* from this many jobs, read digests first */
+#define REG_TRX_ROWS	4096	/* MariaDB: rows per transaction */
+
+/*
+ * FNV-1a over the descriptive columns, NUL-separated: what registering
+ * would write.  A changed digest means the row must be written.
+ */
+static int64_t
+job_digest(const struct store_job *j)
+{
+	const char	*f[5];
+	char		 num[64];
+	uint64_t	 h = 0xcbf29ce484222325ULL;
+	size_t		 i;
+	const char	*c;
+
+	f[0] = j->j_owner;
+	f[1] = j->j_sched;
+	f[2] = j->j_zone;
+	f[3] = j->j_cmd;
+	snprintf(num, sizeof(num), "%d/%d/%d/%u", j->j_scope, j->j_overlap,
+	    j->j_misfire, (unsigned int)j->j_grace);
+	f[4] = num;
+	for (i = 0; i < 5; i++) {
+		for (c = f[i] != NULL ? f[i] : ""; *c != '\0'; c++) {
+			h ^= (unsigned char)*c;
+			h *= 0x100000001b3ULL;
+		}
+		h ^= 0;
+		h *= 0x100000001b3ULL;
+	}
+	return ((int64_t)(h & 0x7fffffffffffffffULL));
+}
+
+static int
+digest_row(void *arg, const struct sval *c, size_t n)
+{
+	struct digest	*d;
+
+	if ((d = vec_push(arg)) == NULL)
+		return (-1);
+	if ((d->d_id = strdup(str_of(&c[0]))) == NULL) {
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	d->d_sum = int_of(&c[1]);
+	return (0);
+}
+
+static int
+digest_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct digest *)a)->d_id,
+	    ((const struct digest *)b)->d_id));
+}
+
+static void
+digests_free(struct vec *v)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->v_n; i++)
+		free(((struct digest *)v->v_p)[i].d_id);
+	free(v->v_p);
+	v->v_p = NULL;
+	v->v_n = v->v_cap = 0;
+}
+
 static int
 reg_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct reg_arg		*a = arg;
-	const struct store_job	*j;
-	struct sval		*p;
-	size_t			 off, k, i, max;
-	int			 rc = -1;
+	const struct store_job	*j, **todo = NULL;
+	struct digest		 key, *found;
+	struct vec		 dv;
+	struct sval		*p = NULL;
+	size_t			 off, k, i, max, ntodo = 0, intrx = 0;
+	int64_t			 sum;
+	int			 rc = -1, local = st->s_ops->o_ddl_trx;
 
+	memset(&dv, 0, sizeof(dv));
+	dv.v_size = sizeof(struct digest);
 	max = st->s_ops->o_max_rows;
-	if ((p = reallocarray(NULL, max, 9 * sizeof(*p))) == NULL)
-		return (nomem(err));
-	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+	if ((p = reallocarray(NULL, max, 10 * sizeof(*p))) == NULL ||
+	    (todo = reallocarray(NULL, a->n, sizeof(*todo))) == NULL) {
+		nomem(err);
 		goto out;
-	for (off = 0; off < a->n; off += k) {
-		k = piece(a->n - off, max);
-		for (i = 0; i < k; i++) {
-			j = &a->jobs[off + i];
-			p[i * 9 + 0] = SVS(j->j_id);
-			p[i * 9 + 1] = SVS(j->j_owner != NULL ? j->j_owner : "");
-			p[i * 9 + 2] = SVS(j->j_sched != NULL ? j->j_sched : "");
-			p[i * 9 + 3] = SVS(j->j_zone != NULL ? j->j_zone : "");
-			p[i * 9 + 4] = SVS(j->j_cmd != NULL ? j->j_cmd : "");
-			p[i * 9 + 5] = SVI(j->j_scope);
-			p[i * 9 + 6] = SVI(j->j_overlap);
-			p[i * 9 + 7] = SVI(j->j_misfire);
-			p[i * 9 + 8] = SVI(j->j_grace);
+	}
+	if (local && xbegin(st, err) == -1)
+		goto out;
+	/*
+	 * Many jobs (a daemon starting): read the stored digests once and
+	 * write only the rows that are new or changed.
+	 */
+	if (a->n >= REG_SCAN) {
+		if (xexec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
+		    digest_row, &dv, NULL, err) == -1)
+			goto out;
+		qsort(dv.v_p, dv.v_n, sizeof(struct digest), digest_cmp);
+	}
+	for (i = 0; i < a->n; i++) {
+		j = &a->jobs[i];
+		if (dv.v_n > 0) {
+			key.d_id = j->j_id;
+			found = bsearch(&key, dv.v_p, dv.v_n,
+			    sizeof(struct digest), digest_cmp);
+			if (found != NULL && found->d_sum == job_digest(j))
+				continue;
 		}
-		if (xexec(st, "register", S_JOB_UPSERT, k, p, k * 9, NULL,
+		todo[ntodo++] = j;
+	}
+	for (off = 0; off < ntodo; off += k) {
+		k = piece(ntodo - off, max);
+		for (i = 0; i < k; i++) {
+			j = todo[off + i];
+			sum = job_digest(j);
+			p[i * 10 + 0] = SVS(j->j_id);
+			p[i * 10 + 1] = SVS(j->j_owner != NULL ? j->j_owner : "");
+			p[i * 10 + 2] = SVS(j->j_sched != NULL ? j->j_sched : "");
+			p[i * 10 + 3] = SVS(j->j_zone != NULL ? j->j_zone : "");
+			p[i * 10 + 4] = SVS(j->j_cmd != NULL ? j->j_cmd : "");
+			p[i * 10 + 5] = SVI(j->j_scope);
+			p[i * 10 + 6] = SVI(j->j_overlap);
+			p[i * 10 + 7] = SVI(j->j_misfire);
+			p[i * 10 + 8] = SVI(j->j_grace);
+			p[i * 10 + 9] = SVI(sum);
+		}
+		/* MariaDB: a commit every few thousand rows, not each. */
+		if (!local && intrx == 0 && k < ntodo &&
+		    xbegin(st, err) == -1)
+			goto out;
+		if (xexec(st, "register", S_JOB_UPSERT, k, p, k * 10, NULL,
 		    NULL, NULL, err) == -1)
 			goto out;
+		intrx += k;
+		if (!local && st->s_in_trx && (intrx >= REG_TRX_ROWS ||
+		    off + k == ntodo)) {
+			if (xcommit(st, "register", err) == -1)
+				goto out;
+			intrx = 0;
+		}
 	}
-	if (st->s_ops->o_ddl_trx && xcommit(st, "register", err) == -1)
+	if (local && xcommit(st, "register", err) == -1)
 		goto out;
 	rc = 0;
 out:
+	digests_free(&dv);
+	free(todo);
 	free(p);
 	return (rc);
 }

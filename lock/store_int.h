@@ -44,7 +44,8 @@ enum stmt {
 	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id */
 	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire */
 	S_BATCH_MINE,		/* n: ids..., fire, node -> id */
-	S_JOB_UPSERT,		/* n rows of 9 */
+	S_JOB_UPSERT,		/* n rows of 10 */
+	S_JOB_DIGESTS,		/* -> id, digest */
 	S_JOB_DELETE,		/* id */
 	S_JOB_PAUSE,		/* paused, id */
 	S_JOBS_LIST,		/* -> jobcols */

@@ -71,7 +71,8 @@ static const char *const my_text[S_COUNT] = {
 	    "owner = VALUES(owner), sched = VALUES(sched), "
 	    "zone = VALUES(zone), cmd = VALUES(cmd), scope = VALUES(scope), "
 	    "overlap = VALUES(overlap), misfire = VALUES(misfire), "
-	    "grace = VALUES(grace)",
+	    "grace = VALUES(grace), digest = VALUES(digest)",
+	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
 	[S_JOB_DELETE] = SQL_JOB_DELETE,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
 	[S_JOBS_LIST] = SQL_JOBS_LIST,
@@ -144,7 +145,8 @@ static const char *const my_step2[] = {
 	    "ADD COLUMN IF NOT EXISTS misfire TINYINT NOT NULL DEFAULT 0, "
 	    "ADD COLUMN IF NOT EXISTS grace INT NOT NULL DEFAULT 0, "
 	    "ADD COLUMN IF NOT EXISTS paused TINYINT NOT NULL DEFAULT 0, "
-	    "ADD COLUMN IF NOT EXISTS lease_until BIGINT NOT NULL DEFAULT 0",
+	    "ADD COLUMN IF NOT EXISTS lease_until BIGINT NOT NULL DEFAULT 0, "
+	    "ADD COLUMN IF NOT EXISTS digest BIGINT NOT NULL DEFAULT 0",
 	"ALTER TABLE runs "
 	    "ADD COLUMN IF NOT EXISTS attempt INT NOT NULL DEFAULT 1, "
 	    "ADD COLUMN IF NOT EXISTS state TINYINT NOT NULL DEFAULT 1, "

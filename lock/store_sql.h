@@ -29,8 +29,9 @@
 	"claimed_by = ?"
 #define SQL_JOB_INSERT \
 	"INSERT INTO jobs (id, owner, sched, zone, cmd, scope, overlap, " \
-	"misfire, grace) VALUES %R"
-#define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	"misfire, grace, digest) VALUES %R"
+#define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define SQL_JOB_DIGESTS	"SELECT id, digest FROM jobs"
 #define SQL_JOB_DELETE	"DELETE FROM jobs WHERE id = ?"
 #define SQL_JOB_PAUSE	"UPDATE jobs SET paused = ? WHERE id = ?"
 #define SQL_JOBCOLS \

@@ -72,12 +72,9 @@ static const char *const sq_text[S_COUNT] = {
 	    "owner = excluded.owner, sched = excluded.sched, "
 	    "zone = excluded.zone, cmd = excluded.cmd, "
 	    "scope = excluded.scope, overlap = excluded.overlap, "
-	    "misfire = excluded.misfire, grace = excluded.grace "
-	    "WHERE owner IS NOT excluded.owner OR sched IS NOT excluded.sched "
-	    "OR zone IS NOT excluded.zone OR cmd IS NOT excluded.cmd OR "
-	    "scope IS NOT excluded.scope OR overlap IS NOT excluded.overlap "
-	    "OR misfire IS NOT excluded.misfire OR "
-	    "grace IS NOT excluded.grace",
+	    "misfire = excluded.misfire, grace = excluded.grace, "
+	    "digest = excluded.digest WHERE digest IS NOT excluded.digest",
+	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
 	[S_JOB_DELETE] = SQL_JOB_DELETE,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
 	[S_JOBS_LIST] = SQL_JOBS_LIST,
@@ -154,6 +151,7 @@ static const char *const sq_step2[] = {
 	"ALTER TABLE jobs ADD COLUMN grace INTEGER NOT NULL DEFAULT 0",
 	"ALTER TABLE jobs ADD COLUMN paused INTEGER NOT NULL DEFAULT 0",
 	"ALTER TABLE jobs ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE jobs ADD COLUMN digest INTEGER NOT NULL DEFAULT 0",
 	"ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1",
 	"ALTER TABLE runs ADD COLUMN state INTEGER NOT NULL DEFAULT 1",
 	"ALTER TABLE runs ADD COLUMN sig INTEGER NOT NULL DEFAULT 0",
