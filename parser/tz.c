@@ -467,8 +467,8 @@ be64(const unsigned char *p)
 
 /*
  * Reads one header and data block at *pos, 4-byte (v1) or 8-byte times,
- * into tl (with tl_off0 the offset of type 0).  Returns 0 or -1 with
- * *errp.
+ * into tl (with tl_off0 the offset of type 0), or only checks its size
+ * and steps over it when tl is NULL.  Returns 0 or -1 with *errp.
  */
 static int
 tzif_block(const unsigned char *b, size_t len, size_t *pos, int tsize,
@@ -504,6 +504,11 @@ tzif_block(const unsigned char *b, size_t len, size_t *pos, int tsize,
 	if (need > len - *pos) {
 		*errp = "TZif data is truncated";
 		return (-1);
+	}
+	if (tl == NULL) {
+		/* Version 2 and later: the 32-bit data is only skipped. */
+		*pos += need;
+		return (0);
 	}
 	times = b + *pos;
 	idx = times + timecnt * tsize;
@@ -563,7 +568,8 @@ tzif_parse(const unsigned char *b, size_t len, struct tlist *tl,
 		*errp = "unknown TZif version";
 		return (-1);
 	}
-	if (tzif_block(b, len, &pos, 4, tl, errp) == -1)
+	if (tzif_block(b, len, &pos, 4, version == 1 ? tl : NULL, errp) ==
+	    -1)
 		return (-1);
 	if (version == 1)
 		return (0);

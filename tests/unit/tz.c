@@ -38,7 +38,8 @@ static uint64_t	 rng_state = 0x2545f4914f6cdd1dULL;
 static const char *tzdir;
 static int	 nzone, nzonebad;
 
-static uint32_t	 be32count(const unsigned char *);
+static uint32_t	 get32(const unsigned char *);
+static size_t	 v2base(const unsigned char *);
 
 static uint64_t
 rnd(void)
@@ -359,7 +360,7 @@ test_broken(void)
 	char		 path[1024];
 	char		*buf;
 	unsigned char	*cp;
-	size_t		 len, n;
+	size_t		 len, n, v2, n2;
 	int		 k, refused = 0, parsed = 0, j;
 
 	snprintf(path, sizeof(path), "%s/America/New_York", tzdir);
@@ -394,15 +395,35 @@ test_broken(void)
 	BROKEN("huge transition count", put32(cp + 32, 0xffffffff));
 	BROKEN("huge character count", put32(cp + 40, 0x7fffffff));
 	BROKEN("isstd count not the type count", put32(cp + 24, 3));
-	BROKEN("transition type out of range",
-	    cp[44 + be32count(cp) * 4] = 200);
-	BROKEN("transitions out of order", memcpy(cp + 48, cp + 44, 4));
+	v2 = v2base((unsigned char *)buf);
+	n2 = get32((unsigned char *)buf + v2 + 32);
+	BROKEN("version 2 header damaged", cp[v2] = 'X');
+	BROKEN("transition type out of range", cp[v2 + 44 + n2 * 8] = 200);
+	BROKEN("transitions out of order",
+	    memcpy(cp + v2 + 52, cp + v2 + 44, 8));
 	BROKEN("footer without newline", cp[len - 1] = 'x');
 	BROKEN("footer rule broken", memcpy(cp + len - 8, "M99.1.0", 7));
-	BROKEN("type offset absurd", put32(cp + 44 + be32count(cp) * 5,
+	BROKEN("type offset absurd", put32(cp + v2 + 44 + n2 * 9,
 	    0x7fffffff));
+	BROKEN("version 2 data truncated", put32(cp + v2 + 32, n2 + 100));
 #undef BROKEN
+	memcpy(cp, buf, len);
+	cp[44 + get32(cp + 32) * 4] = 200;
+	ok(tz_parse("NY", cp, len, 0, &z, &d) == 0,
+	    "a damaged version 1 block is skipped in a version 2 file");
+	tz_free(z);
 	ok(tz_parse("x", NULL, 0, 0, &z, &d) == -1, "no bytes refused");
+
+	/* Version 1 alone: the 32-bit data, no footer. */
+	memcpy(cp, buf, len);
+	cp[4] = '\0';
+	if (tz_parse("NY1", cp, v2, 0, &z, &d) == 0) {
+		set_tz("America/New_York");
+		is_int(compare("NY1", z, -2147483647LL, 2147483647LL, 2000), 0,
+		    "a version 1 file agrees with libc from 1901 to 2038");
+		tz_free(z);
+	} else
+		ok(0, "a version 1 file parses: %s", d.d_msg);
 
 	/* Random damage: bytes flipped, counts scrambled. */
 	for (k = 0; k < 20000; k++) {
@@ -471,12 +492,22 @@ test_api(void)
 	tz_free(z);
 }
 
-/* The transition count of the first (v1) header, for BROKEN edits. */
 static uint32_t
-be32count(const unsigned char *p)
+get32(const unsigned char *p)
 {
-	return ((uint32_t)p[32] << 24 | (uint32_t)p[33] << 16 |
-	    (uint32_t)p[34] << 8 | p[35]);
+	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3]);
+}
+
+/*
+ * Where the version 2 header of a zone file starts: after the first
+ * header and its 32-bit data, sized from that header's counts.
+ */
+static size_t
+v2base(const unsigned char *p)
+{
+	return (44 + get32(p + 32) * 5 + get32(p + 36) * 6 + get32(p + 40) +
+	    get32(p + 28) * 8 + get32(p + 24) + get32(p + 20));
 }
 
 int
