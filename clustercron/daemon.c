@@ -56,7 +56,7 @@
 #include "clustercron.h"
 #include "common.h"
 #include "daemon.h"
-#include "paths.h"
+#include "pathnames.h"
 #include "store.h"
 
 #define JUMP_SLACK	2000			/* ms */

@@ -49,13 +49,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <paths.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common.h"
 
-/* <paths.h> is shadowed by our generated paths.h: spell it out. */
-#define SPAWN_SHELL	"/bin/sh"
+#define SPAWN_SHELL	_PATH_BSHELL
 #define SPAWN_STARTMS	10000
 #define SPAWN_READMAX	16	/* reads per spawn_io() call, for fairness */
 
