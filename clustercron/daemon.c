@@ -78,6 +78,7 @@ static void	 loop(void);
 static void	 clock_check(int64_t *, int64_t *);
 static int	 timerfd_arm(int);
 static void	 reboot_jobs(void);
+static void	 mkparent(const char *);
 
 /*
  * The keys of clustercron.conf the daemon reads.  Defaults that depend
@@ -238,6 +239,26 @@ conf_read(const char *path, int explicit)
 	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
 	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
 	conf_free(cf);
+}
+
+/*
+ * Make the directory a file goes in when it is missing (one level,
+ * private): ~/.clustercron for a user, the state directory for root.
+ */
+static void
+mkparent(const char *path)
+{
+	char	*dir, *p;
+
+	if (path == NULL || *path == '\0')
+		return;
+	dir = xstrdup(path);
+	if ((p = strrchr(dir, '/')) != NULL && p != dir) {
+		*p = '\0';
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			warn("%s", dir);
+	}
+	free(dir);
 }
 
 /* Write an instant as 2026-03-08T08:00:00Z. */
@@ -569,6 +590,9 @@ daemon_main(int argc, char **argv)
 		D.d_conf.c_node = xstrdup(node);
 	conf_read(conffile, explicit);
 
+	if (strncmp(D.d_conf.c_store, "sqlite:", 7) == 0)
+		mkparent(D.d_conf.c_store + 7);
+	mkparent(D.d_conf.c_pidfile);
 	pfh = NULL;
 	if (*D.d_conf.c_pidfile != '\0') {
 		pfh = pidfile_open(D.d_conf.c_pidfile, 0644, &other);
