@@ -122,7 +122,7 @@ static int	 env_set(struct pstate *, const char *, size_t, const char *,
 static int	 do_env(struct pstate *, const char *, size_t,
 		    const struct envline *);
 static int	 do_clustercron(struct pstate *, const char *, size_t,
-		    const char *, size_t, size_t, int *);
+		    const struct envline *, int *);
 static int	 parse_duration(const char *, size_t, uint32_t *);
 static int	 do_entry(struct pstate *, const char *, size_t, size_t,
 		    size_t);
@@ -602,11 +602,14 @@ names_free(struct nameset *ns)
  * reported here); -1 means out of memory.
  */
 static int
-do_clustercron(struct pstate *st, const char *var, size_t varlen,
-    const char *v, size_t vlen, size_t lineno, int *okp)
+do_clustercron(struct pstate *st, const char *l, size_t lineno,
+    const struct envline *ev, int *okp)
 {
 	struct cron_opts	*o = &st->p_opts;
 	const char		*item, *comma;
+	const char		*var = l + ev->v_name + 12, *v = l + ev->v_value;
+	size_t			 varlen = ev->v_namelen - 12;
+	size_t			 vlen = ev->v_valuelen, col = ev->v_col;
 	uint32_t		 d, retry[CRON_MAXRETRY];
 	size_t			 n, i, line;
 	int			 qn;
@@ -689,7 +692,7 @@ do_clustercron(struct pstate *st, const char *var, size_t varlen,
 		name[vlen] = '\0';
 		if (names_find(&st->p_names, name, &line)) {
 			*okp = 0;
-			return (add_diag(st, lineno, 0, 0, "found "
+			return (add_diag(st, lineno, col, 0, "found "
 			    "CLUSTERCRON_NAME=%s again, expected a name not "
 			    "used before in this table (line %zu has it)",
 			    name, line));
@@ -710,53 +713,53 @@ do_clustercron(struct pstate *st, const char *var, size_t varlen,
 			st->p_flags &= ~CRON_SECONDS;
 		else {
 			*okp = 0;
-			return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+			return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 			    "CLUSTERCRON_SECONDS, expected yes or no", qn, v));
 		}
 	} else {
 		*okp = 0;
-		return (add_diag(st, lineno, 0, 0, "found unknown clustercron "
-		    "variable CLUSTERCRON_%.*s, expected CLUSTERCRON_ and one "
-		    "of SCOPE, OVERLAP, MISFIRE, TIMEOUT, RETRY, NAME, SPREAD, "
-		    "SECONDS",
+		return (add_diag(st, lineno, ev->v_name + 1, 0, "found unknown "
+		    "clustercron variable CLUSTERCRON_%.*s, expected "
+		    "CLUSTERCRON_ and one of SCOPE, OVERLAP, MISFIRE, TIMEOUT, "
+		    "RETRY, NAME, SPREAD, SECONDS",
 		    (int)(varlen > QUOTE_MAX ? QUOTE_MAX : varlen), var));
 	}
 #undef IS
 #undef VIS
 	return (0);
 
-	/* The caller turns column 0 into the value's column. */
+	/* Errors point at the value. */
 bad_scope:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_SCOPE, expected cluster or node", qn, v));
 bad_overlap:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_OVERLAP, expected allow or forbid", qn, v));
 bad_misfire:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_MISFIRE, expected skip, catchup or catchup:DURATION "
 	    "(1s to 7d)", qn, v));
 bad_duration:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_%.*s, expected " DURATION_HELP, qn, v, (int)varlen,
 	    var));
 bad_retry:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_RETRY, expected 0 or delays such as 1m,5m,20m, each "
 	    "from 1s to 7d", qn, v));
 bad_retry_count:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found more than %d delays for "
+	return (add_diag(st, lineno, col, 0, "found more than %d delays for "
 	    "CLUSTERCRON_RETRY, expected at most %d", CRON_MAXRETRY,
 	    CRON_MAXRETRY));
 bad_name:
 	*okp = 0;
-	return (add_diag(st, lineno, 0, 0, "found \"%.*s\" for "
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_NAME, expected 1 to 64 letters, digits, '.', '_' or "
 	    "'-'", qn, v));
 }
@@ -768,7 +771,6 @@ do_env(struct pstate *st, const char *l, size_t lineno,
 {
 	const char	*name = l + ev->v_name, *v = l + ev->v_value;
 	size_t		 nlen = ev->v_namelen, vlen = ev->v_valuelen;
-	size_t		 before;
 	int		 ok;
 
 	if (st->p_nenv >= ENV_MAXVARS &&
@@ -788,16 +790,8 @@ do_env(struct pstate *st, const char *l, size_t lineno,
 		    NULL)
 			return (-1);
 	} else if (nlen >= 12 && memcmp(name, "CLUSTERCRON_", 12) == 0) {
-		before = st->p_ct->ct_ndiag;
-		if (do_clustercron(st, name + 12, nlen - 12, v, vlen, lineno,
-		    &ok) == -1)
+		if (do_clustercron(st, l, lineno, ev, &ok) == -1)
 			return (-1);
-		/* Errors point at the value, or at the name if unknown. */
-		if (!ok && st->p_ct->ct_ndiag > before)
-			st->p_ct->ct_diag[st->p_ct->ct_ndiag - 1].d_col =
-			    strstr(st->p_ct->ct_diag[st->p_ct->ct_ndiag -
-			    1].d_msg, "unknown clustercron") != NULL ?
-			    ev->v_name + 1 : ev->v_col;
 		if (!ok)
 			return (0);
 	}

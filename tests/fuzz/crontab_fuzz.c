@@ -54,9 +54,13 @@ parse_table(const char *buf, size_t len, int flags)
 		if (e->e_opts.o_nretry > CRON_MAXRETRY)
 			abort();
 	}
-	for (i = 0; i < ct->ct_ndiag; i++)
-		if (memchr(ct->ct_diag[i].d_msg, '\0', CRON_MSGLEN) == NULL)
+	for (i = 0; i < ct->ct_ndiag; i++) {
+		if (memchr(ct->ct_diag[i].d_msg, '\0', CRON_MSGLEN) == NULL ||
+		    ct->ct_diag[i].d_line == 0 ||
+		    (i > 0 && ct->ct_diag[i].d_line <
+		    ct->ct_diag[i - 1].d_line))
 			abort();
+	}
 	sink += n;
 	crontab_free(ct);
 }

@@ -41,4 +41,5 @@ for f in "$top"/tests/data/expr/*.txt; do
 done
 
 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "$work/corpus" "$work/seed"
+    -dict="$here/crontab.dict" -print_final_stats=1 \
+    "$work/corpus" "$work/seed"
