@@ -105,7 +105,8 @@ main(int argc, char *argv[])
 			for (k = 0; k < print; k++) {
 				if (sched_next(&sched[i], z, t, &t) == -1)
 					break;
-				printf("%s%lld", k > 0 ? " " : "", (long long)t);
+				printf("%s%lld", k > 0 ? " " : "",
+				    (long long)t);
 			}
 			printf("\n");
 		}

@@ -99,7 +99,9 @@ for zone in UTC America/New_York; do
 		file = work "/ours." zone
 		while ((getline line < file) > 0) {
 			split(line, f, "\t")
-			if (f[2] == "overall") { ocalls = f[3]; osecs = f[4]; continue }
+			if (f[2] == "overall") {
+				ocalls = f[3]; osecs = f[4]; continue
+			}
 			n++; expr[n] = f[2]; rate[0, f[2]] = f[5]
 		}
 		for (p = 1; p <= np; p++) {
@@ -139,7 +141,8 @@ for zone in UTC America/New_York; do
 	for n in $names; do
 		awk -F '\t' -v peer="$n" -v zone="$zone" '
 		function iso(t,   cmd, s) {
-			cmd = "TZ=" zone " date -d @" t " +%Y-%m-%dT%H:%M:%S%:z"
+			cmd = "TZ=" zone " date -d @" t \
+			    " +%Y-%m-%dT%H:%M:%S%:z"
 			cmd | getline s; close(cmd); return s
 		}
 		NR == FNR { ours[$1] = $2; next }
@@ -151,8 +154,9 @@ for zone in UTC America/New_York; do
 			if (i > no && i > np)
 				printf "  %-10s %-24s agrees\n", peer, $1
 			else
-				printf "  %-10s %-24s differs at fire %d: ours %s, %s %s\n",
-				    peer, $1, i, a[i] == "" ? "none" : iso(a[i]),
+				printf "  %-10s %-24s differs at fire %d: " \
+				    "ours %s, %s %s\n", peer, $1, i,
+				    a[i] == "" ? "none" : iso(a[i]),
 				    peer, b[i] == "" ? "none" : iso(b[i])
 		}' "$work/ours.p.$zf" "$work/$n.p.$zf"
 		if [ -s "$work/$n.err.$zf" ]; then

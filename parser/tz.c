@@ -39,7 +39,7 @@
 #define CYCLE		((int64_t)CYCLE_DAYS * SECS_PER_DAY)
 #define MARGIN		(2 * SECS_PER_DAY)	/* see tz_fold() */
 #define OFF_LIMIT	(26 * 3600)		/* largest |offset| accepted */
-#define TIME_LIMIT	((int64_t)1 << 60)	/* instants are clamped to it */
+#define TIME_LIMIT	((int64_t)1 << 60)	/* instants are clamped */
 #define RULE_TIME_MAX	(167 * 3600 + 59 * 60 + 59)
 
 /* A date in a POSIX rule: Jn, n or Mm.w.d, and the time of day. */

@@ -51,6 +51,8 @@ static void	 test_tables(void);
 static void	 test_file(const char *, const char *);
 static void	 test_random(void);
 static int64_t	 ref_next(const struct cron_sched *, int64_t, int64_t);
+static void	 report(const char *, const struct cron_tz *,
+		    const struct cron_sched *, int64_t, int64_t, int64_t);
 
 static uint64_t
 rnd(void)
@@ -471,9 +473,9 @@ ref_next(const struct cron_sched *s, int64_t after, int64_t horizon)
 			t = hi;
 			l = ref_local(t, &tm);
 			pl = ref_local(t - 1, &ptm);
+			lo = pl > hw ? pl + 1 : hw + 1;
 			if (fixed && l > pl + 1 && t > after &&
-			    ref_gap_match(s, (pl + 1 > hw + 1 ? pl + 1 : hw + 1),
-			    l - 1))
+			    ref_gap_match(s, lo, l - 1))
 				return (t);
 		}
 		if (ref_match(s, &tm, 1) && t > after &&
@@ -577,12 +579,30 @@ rnd_sched(struct cron_sched *s)
 }
 
 static void
+report(const char *zname, const struct cron_tz *z,
+    const struct cron_sched *s, int64_t after, int64_t next, int64_t want)
+{
+	char	 a[64], b[64], c[64];
+
+	fmt_iso(z, after, a, sizeof(a));
+	fmt_iso(z, next, b, sizeof(b));
+	if (want == INT64_MAX)
+		strlcpy(c, "none in horizon", sizeof(c));
+	else
+		fmt_iso(z, want, c, sizeof(c));
+	diag("%s sec %llx min %llx hour %x dom %x mon %x dow %x flags %x",
+	    zname, (unsigned long long)s->s_sec,
+	    (unsigned long long)s->s_min, s->s_hour, s->s_dom, s->s_mon,
+	    s->s_dow, s->s_flags);
+	diag("after %s: got %s, want %s", a, b, c);
+}
+
+static void
 test_random(void)
 {
 	struct cron_sched s;
 	const struct cron_tz *z;
 	const char	*e;
-	char		 a[64], b[64], c[64];
 	time_t		 when, next;
 	int64_t		 after, want;
 	int32_t		 o1, o2;
@@ -625,20 +645,9 @@ test_random(void)
 				if (want == INT64_MAX ?
 				    next <= after + REF_HORIZON :
 				    next != want) {
-					fmt_iso(z, after, a, sizeof(a));
-					fmt_iso(z, next, b, sizeof(b));
-					fmt_iso(z, want, c, sizeof(c));
 					if (nfail++ < 10)
-						diag("%s sec %llx min %llx hour "
-						    "%x dom %x mon %x dow %x "
-						    "flags %x after %s: got %s, "
-						    "want %s", rzones[zi],
-						    (unsigned long long)s.s_sec,
-						    (unsigned long long)s.s_min,
-						    s.s_hour, s.s_dom, s.s_mon,
-						    s.s_dow, s.s_flags, a, b,
-						    want == INT64_MAX ?
-						    "none in horizon" : c);
+						report(rzones[zi], z, &s,
+						    after, next, want);
 					break;
 				}
 				if (want == INT64_MAX)

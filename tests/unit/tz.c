@@ -334,7 +334,8 @@ test_rules(void)
 		tz_free(z);
 	}
 	/* Not NUL-terminated: only len bytes count. */
-	ok(tz_parse("r", "EST5EDTX", 7, 1, &z, &d) == 0, "rule length honoured");
+	ok(tz_parse("r", "EST5EDTX", 7, 1, &z, &d) == 0,
+	    "rule length honoured");
 	if (z != NULL) {
 		is_int(tz_offset(z, 1767225600), -18000, "EST5EDT in January");
 		is_int(tz_offset(z, 1783000000), -14400, "EST5EDT in July");
