@@ -88,7 +88,7 @@ enum {
 	K_STORE, K_MYSQL_FILE, K_MYSQL_GROUP, K_NODE, K_CRONTAB, K_CRONDIR,
 	K_SPOOL, K_STORE_TABLES, K_PIDFILE, K_REBOOTFILE, K_SENDMAIL,
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
-	K_RETRY, K_OUTPUT_MAX, K_COUNT
+	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -119,6 +119,12 @@ static const struct conf_key keys[K_COUNT] = {
 	    "5s" },
 	[K_OUTPUT_MAX] = { "output-max", CONF_BYTES, 0, 1024,
 	    64 * 1024 * 1024, "256K" },
+	/* Read by the store; see clustercron.conf(5). */
+	[K_BUSY] = { "sqlite-busy-timeout", CONF_DURATION, 0, 0, 3600, "5s" },
+	[K_HIST_AGE] = { "history-max-age", CONF_DURATION, 0, 0,
+	    100 * 365 * 86400ULL, "30d" },
+	[K_HIST_RUNS] = { "history-max-runs", CONF_UINT, 0, 0, 100000000,
+	    "1000" },
 };
 
 static void
@@ -238,6 +244,9 @@ conf_read(const char *path, int explicit)
 	c->c_defer_ms = (int64_t)conf_num(cf, K_DEFER);
 	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
 	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
+	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
+	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
+	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);
 	conf_free(cf);
 }
 
@@ -311,8 +320,8 @@ store_connect(struct timer *t)
 	sc.sc_mysql_file = D.d_conf.c_mysql_file;
 	sc.sc_mysql_group = D.d_conf.c_mysql_group;
 	sc.sc_node = D.d_conf.c_node;
-	sc.sc_output_max = D.d_conf.c_output_max > 65536 ? 65536 :
-	    D.d_conf.c_output_max;
+	sc.sc_output_max = D.d_conf.c_output_max;
+	sc.sc_busy_timeout = D.d_conf.c_busy_ms;
 	if (store_open(&sc, &D.d_st, &se) == -1) {
 		if (!D.d_store_down)
 			log_warnx("(CRON) STORE DOWN (%s; running no cluster "

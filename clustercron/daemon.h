@@ -76,6 +76,9 @@ struct dconf {
 	int64_t		 c_defer_ms;	/* others wait for the preferred */
 	int64_t		 c_retry_ms;	/* store reconnection */
 	size_t		 c_output_max;
+	unsigned int	 c_busy_ms;	/* SQLite */
+	int64_t		 c_hist_age_ms;
+	size_t		 c_hist_runs;
 	int		 c_seconds_ok;
 };
 
@@ -193,6 +196,7 @@ struct daemon {
 	int64_t		 d_now;		/* wall clock, ms, this turn */
 	int64_t		 d_mono_now;
 	int64_t		 d_jump_floor;	/* after a forward jump, else 0 */
+	int64_t		 d_trimmed;	/* last trim of the history, mono */
 	struct tables	 d_tables;
 	struct fires	 d_fires;	/* and mailers */
 	size_t		 d_nrunning;

@@ -44,6 +44,7 @@
 
 #define KILL_GRACE	5000	/* ms from SIGTERM to SIGKILL */
 #define LOGCMD_MAX	256	/* bytes of a command in the log */
+#define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
 
 static char	*cmd_escape(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
@@ -53,6 +54,7 @@ static void	 attempt_end(struct fire *);
 static void	 fire_timer(struct timer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
+static void	 history_trim(void);
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -340,6 +342,7 @@ attempt_end(struct fire *f)
 		store_failed("recording the end of a run", &se);
 	if ((pw = getpwnam(f->f_owner)) != NULL)
 		mail_output(f, pw);
+	history_trim();
 	spawn_free(f->f_sj);
 	f->f_sj = NULL;
 
@@ -354,6 +357,31 @@ attempt_end(struct fire *f)
 		return;
 	}
 	fire_free(f);
+}
+
+/*
+ * Trim the history now and then, after runs: never on a timer of its
+ * own, so that an idle daemon does not wake up for it.  The store takes
+ * a lease so that one node of a cluster trims at a time.
+ */
+static void
+history_trim(void)
+{
+	struct store_error	 se;
+	size_t			 n;
+	int64_t			 now = clock_mono();
+
+	if (D.d_st == NULL || (D.d_trimmed != 0 &&
+	    now - D.d_trimmed < TRIM_EVERY))
+		return;
+	D.d_trimmed = now;
+	if (D.d_conf.c_hist_age_ms == 0 && D.d_conf.c_hist_runs == 0)
+		return;
+	if (store_trim(D.d_st, D.d_conf.c_hist_age_ms, D.d_conf.c_hist_runs,
+	    60000, &n, &se) == -1)
+		store_failed("trimming the history", &se);
+	else if (n > 0)
+		log_debug("(CRON) TRIM (%zu runs)", n);
 }
 
 /* A fire's timer: the timeout of an attempt, or a retry's delay. */
