@@ -8,9 +8,11 @@
  * the chain restarting from the beginning every CHAIN calls, as
  * bench/peers/ do for croniter, cron-parser and croner.  With -p the
  * first COUNT instants of each chain are printed instead, as seconds
- * since the epoch, for bench/run-next.sh to compare with the peers.
+ * since the epoch, for bench/run-next.sh to compare with the peers;
+ * -e reads other expressions from a file (one a line) and -s starts
+ * from another instant.
  *
- *	next [-p count] [-n calls] [-z zone]
+ *	next [-p count] [-n calls] [-z zone] [-e file] [-s start]
  */
 
 #include <err.h>
@@ -25,9 +27,10 @@
 
 #define START	1767225600	/* 2026-01-01T00:00:00Z */
 #define CHAIN	500
+#define MAXEXPR	64
 
 /* Keep in step with bench/peers/exprs.txt. */
-static const char *const exprs[] = {
+static const char *builtin[] = {
 	"*/5 * * * *",
 	"0 0 * * *",
 	"30 2 * * 1-5",
@@ -39,31 +42,46 @@ static const char *const exprs[] = {
 	"0 0 1 1 *",
 	"0 0 1,15 * 1",
 };
-#define NEXPR	(sizeof(exprs) / sizeof(exprs[0]))
+#define NBUILTIN	(sizeof(builtin) / sizeof(builtin[0]))
 
 static void __attribute__((__noreturn__))
 usage(void)
 {
-	fprintf(stderr, "usage: next [-p count] [-n calls] [-z zone]\n");
+	fprintf(stderr, "usage: next [-p count] [-n calls] [-z zone] "
+	    "[-e file] [-s start]\n");
 	exit(1);
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct cron_sched sched[NEXPR];
+	struct cron_sched sched[MAXEXPR];
 	struct cron_diag d;
 	struct cron_tz	*z;
-	const char	*zname = "UTC", *errstr;
-	char		*buf;
-	size_t		 len, i;
-	time_t		 t;
+	const char	*zname = "UTC", *errstr, **exprs = builtin;
+	char		*buf, line[256];
+	size_t		 len, i, nexpr = NBUILTIN;
+	time_t		 t, from = START;
+	FILE		*fp;
 	int64_t		 ncalls = 2000000, n, start, el, total = 0, totms = 0;
 	int64_t		 sum = 0;
 	int		 ch, isrule, print = 0, k;
 
-	while ((ch = getopt(argc, argv, "n:p:z:")) != -1) {
+	while ((ch = getopt(argc, argv, "e:n:p:s:z:")) != -1) {
 		switch (ch) {
+		case 'e':
+			if ((fp = fopen(optarg, "r")) == NULL)
+				err(1, "%s", optarg);
+			exprs = xcalloc(MAXEXPR, sizeof(*exprs));
+			nexpr = 0;
+			while (nexpr < MAXEXPR &&
+			    fgets(line, sizeof(line), fp) != NULL) {
+				line[strcspn(line, "\n")] = '\0';
+				if (line[0] != '\0')
+					exprs[nexpr++] = xstrdup(line);
+			}
+			fclose(fp);
+			break;
 		case 'n':
 			ncalls = strtonum(optarg, 1, INT64_MAX / 2, &errstr);
 			if (errstr != NULL)
@@ -73,6 +91,11 @@ main(int argc, char *argv[])
 			print = (int)strtonum(optarg, 1, CHAIN, &errstr);
 			if (errstr != NULL)
 				errx(1, "count %s: %s", optarg, errstr);
+			break;
+		case 's':
+			from = strtonum(optarg, 0, INT64_MAX / 2, &errstr);
+			if (errstr != NULL)
+				errx(1, "start %s: %s", optarg, errstr);
 			break;
 		case 'z':
 			zname = optarg;
@@ -94,14 +117,14 @@ main(int argc, char *argv[])
 			errx(1, "%s", d.d_msg);
 		free(buf);
 	}
-	for (i = 0; i < NEXPR; i++)
+	for (i = 0; i < nexpr; i++)
 		if (cron_expr_parse(exprs[i], 0, &sched[i], &d) == -1)
 			errx(1, "%s: %s", exprs[i], d.d_msg);
 
 	if (print) {
-		for (i = 0; i < NEXPR; i++) {
+		for (i = 0; i < nexpr; i++) {
 			printf("%s\t", exprs[i]);
-			t = START;
+			t = from;
 			for (k = 0; k < print; k++) {
 				if (sched_next(&sched[i], z, t, &t) == -1)
 					break;
@@ -114,7 +137,7 @@ main(int argc, char *argv[])
 		return (0);
 	}
 
-	for (i = 0; i < NEXPR; i++) {
+	for (i = 0; i < nexpr; i++) {
 		t = START;
 		k = 0;
 		start = clock_mono();

@@ -69,12 +69,41 @@ fi
 NODE_PATH=$pdir/node_modules
 export NODE_PATH
 
-peer() {	# name zone mode arg
-	case $1 in
-	croniter)	/usr/bin/python3 "$peers/croniter.py" "$2" "$3" "$4" ;;
-	cronparser)	node "$peers/cronparser.js" "$2" "$3" "$4" ;;
-	croner)		node "$peers/croner.js" "$2" "$3" "$4" ;;
+peer() {	# name zone mode arg [start exprfile]
+	n=$1
+	shift
+	case $n in
+	croniter)	/usr/bin/python3 "$peers/croniter.py" "$@" ;;
+	cronparser)	node "$peers/cronparser.js" "$@" ;;
+	croner)		node "$peers/croner.js" "$@" ;;
 	esac
+}
+
+# agree peer zone ours-file peer-file peer-stderr: compares the chains.
+agree() {
+	awk -F '\t' -v peer="$1" -v zone="$2" '
+	function iso(t,   cmd, s) {
+		cmd = "TZ=" zone " date -d @" t \
+		    " +%Y-%m-%dT%H:%M:%S%:z"
+		cmd | getline s; close(cmd); return s
+	}
+	NR == FNR { ours[$1] = $2; next }
+	{
+		if (!($1 in ours)) next
+		no = split(ours[$1], a, " "); np = split($2, b, " ")
+		for (i = 1; i <= no || i <= np; i++)
+			if (a[i] != b[i]) break
+		if (i > no && i > np)
+			printf "  %-10s %-24s agrees\n", peer, $1
+		else
+			printf "  %-10s %-24s differs at fire %d: " \
+			    "ours %s, %s %s\n", peer, $1, i,
+			    a[i] == "" ? "none" : iso(a[i]),
+			    peer, b[i] == "" ? "none" : iso(b[i])
+	}' "$3" "$4"
+	if [ -s "$5" ]; then
+		echo "  $1 failed: $(tail -n 1 "$5")"
+	fi
 }
 
 echo "next() per second, chains of 500 from 2026-01-01T00:00:00Z"
@@ -139,28 +168,25 @@ for zone in UTC America/New_York; do
 	echo
 	echo "agreement over the first $count fires ($zone):"
 	for n in $names; do
-		awk -F '\t' -v peer="$n" -v zone="$zone" '
-		function iso(t,   cmd, s) {
-			cmd = "TZ=" zone " date -d @" t \
-			    " +%Y-%m-%dT%H:%M:%S%:z"
-			cmd | getline s; close(cmd); return s
-		}
-		NR == FNR { ours[$1] = $2; next }
-		{
-			if (!($1 in ours)) next
-			no = split(ours[$1], a, " "); np = split($2, b, " ")
-			for (i = 1; i <= no || i <= np; i++)
-				if (a[i] != b[i]) break
-			if (i > no && i > np)
-				printf "  %-10s %-24s agrees\n", peer, $1
-			else
-				printf "  %-10s %-24s differs at fire %d: " \
-				    "ours %s, %s %s\n", peer, $1, i,
-				    a[i] == "" ? "none" : iso(a[i]),
-				    peer, b[i] == "" ? "none" : iso(b[i])
-		}' "$work/ours.p.$zf" "$work/$n.p.$zf"
-		if [ -s "$work/$n.err.$zf" ]; then
-			echo "  $n failed: $(tail -n 1 "$work/$n.err.$zf")"
-		fi
+		agree "$n" "$zone" "$work/ours.p.$zf" "$work/$n.p.$zf" \
+		    "$work/$n.err.$zf"
+	done
+done
+
+# DST in America/New_York: the clocks go forward on 2026-03-08 and back on
+# 2026-11-01.  DESIGN.md: a fixed-time job in the gap fires once at the
+# jump, in the repeated hour once; a '*' minute or hour follows the clock.
+echo
+echo "DST agreement, America/New_York (bench/peers/exprs-dst.txt, 4 fires):"
+for from in 1772884800 1793448000; do
+	echo "from $(TZ=America/New_York date -d @$from +%Y-%m-%dT%H:%M:%S%:z):"
+	"$ours" -p 4 -z America/New_York -s "$from" \
+	    -e "$peers/exprs-dst.txt" > "$work/ours.dst"
+	for n in $names; do
+		peer "$n" America/New_York print 4 "$from" \
+		    "$peers/exprs-dst.txt" > "$work/$n.dst" 2>"$work/$n.dst.err" ||
+		    true
+		agree "$n" America/New_York "$work/ours.dst" "$work/$n.dst" \
+		    "$work/$n.dst.err"
 	done
 done

@@ -5,7 +5,7 @@
 // package croner with its default options (NODE_PATH names the scratch
 // node_modules).
 //
-//	node croner.js zone print COUNT
+//	node croner.js zone print COUNT [START [EXPRFILE]]
 //	node croner.js zone bench SECONDS
 
 'use strict';
@@ -15,9 +15,10 @@ const { Cron } = require('croner');
 
 const START = 1767225600;	// 2026-01-01T00:00:00Z
 const CHAIN = 500;
-const [zone, mode, arg] = process.argv.slice(2);
-const exprs = fs.readFileSync(path.join(__dirname, 'exprs.txt'), 'utf8')
-    .split('\n').filter((l) => l.trim() !== '');
+const [zone, mode, arg, first, efile] = process.argv.slice(2);
+const exprs = fs.readFileSync(efile || path.join(__dirname, 'exprs.txt'),
+    'utf8').split('\n').filter((l) => l.trim() !== '');
+const from = first ? Number(first) : START;
 
 function job(e) {
 	return new Cron(e, { timezone: zone, paused: true });
@@ -27,7 +28,7 @@ if (mode === 'print') {
 	for (const e of exprs) {
 		const j = job(e);
 		const out = [];
-		let d = new Date(START * 1000);
+		let d = new Date(from * 1000);
 		for (let i = 0; i < Number(arg); i++) {
 			d = j.nextRun(d);
 			if (d === null)

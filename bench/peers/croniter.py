@@ -5,7 +5,7 @@
 # croniter.py: the next-fire chains of bench/next.c computed by Debian's
 # python3-croniter.  Run with /usr/bin/python3.
 #
-#	croniter.py zone print COUNT
+#	croniter.py zone print COUNT [START [EXPRFILE]]
 #	croniter.py zone bench SECONDS
 
 import os
@@ -27,9 +27,11 @@ def main():
     zone, mode, arg = sys.argv[1], sys.argv[2], sys.argv[3]
     tz = timezone.utc if zone == "UTC" else ZoneInfo(zone)
     here = os.path.dirname(os.path.abspath(__file__))
-    exprs = [l.rstrip("\n") for l in open(os.path.join(here, "exprs.txt"))
-             if l.strip()]
-    start = datetime.fromtimestamp(START, tz)
+    first = int(sys.argv[4]) if len(sys.argv) > 4 else START
+    efile = sys.argv[5] if len(sys.argv) > 5 else \
+        os.path.join(here, "exprs.txt")
+    exprs = [l.rstrip("\n") for l in open(efile) if l.strip()]
+    start = datetime.fromtimestamp(first, tz)
     if mode == "print":
         for e in exprs:
             it = croniter(e, start)

@@ -4,7 +4,7 @@
 // cronparser.js: the next-fire chains of bench/next.c computed by the
 // npm package cron-parser (NODE_PATH names the scratch node_modules).
 //
-//	node cronparser.js zone print COUNT
+//	node cronparser.js zone print COUNT [START [EXPRFILE]]
 //	node cronparser.js zone bench SECONDS
 
 'use strict';
@@ -14,13 +14,14 @@ const { CronExpressionParser } = require('cron-parser');
 
 const START = 1767225600;	// 2026-01-01T00:00:00Z
 const CHAIN = 500;
-const [zone, mode, arg] = process.argv.slice(2);
-const exprs = fs.readFileSync(path.join(__dirname, 'exprs.txt'), 'utf8')
-    .split('\n').filter((l) => l.trim() !== '');
+const [zone, mode, arg, first, efile] = process.argv.slice(2);
+const exprs = fs.readFileSync(efile || path.join(__dirname, 'exprs.txt'),
+    'utf8').split('\n').filter((l) => l.trim() !== '');
+const from = first ? Number(first) : START;
 
 function iter(e) {
 	return CronExpressionParser.parse(e, {
-		currentDate: new Date(START * 1000), tz: zone,
+		currentDate: new Date(from * 1000), tz: zone,
 	});
 }
 
