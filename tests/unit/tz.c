@@ -6,8 +6,8 @@
  * its offsets compared with libc's localtime_r() at random instants
  * and on both sides of each transition; so are POSIX rule strings and
  * the "slim" zone files in tests/data/tz (made by zic -b slim, nearly
- * all left to the footer rule), which must also agree with the fat
- * files of the same zones.  Broken input (every truncation of a zone
+ * all left to the footer rule), also compared with the fat files of
+ * the same zones.  Broken input (every truncation of a zone
  * file, corrupted counts, random damage, bad rules) must be refused
  * with a message or parsed, never crash; run under valgrind or ASan
  * this checks the bounds.
@@ -247,16 +247,20 @@ test_slim(void)
 		}
 		set_tz(tz);
 		bad = compare(names[i], slim, Y1900, Y2500, 2000);
-		for (k = 0; k < 20000; k++) {
+		ok(bad == 0, "slim %s agrees with libc", names[i]);
+		/*
+		 * The fat file comes from the system's tzdata, which may be
+		 * newer than the slim copy: a difference is only shown.
+		 */
+		for (k = 0, bad = 0; k < 20000; k++) {
 			t = rnd_range(Y1970, Y2500);
 			if (tz_offset(slim, t) != tz_offset(fat, t) &&
 			    bad++ < 3)
-				diag("%s at %lld: slim %d, fat %d", names[i],
+				diag("%s at %lld: slim %d, fat %d (is tzdata "
+				    "newer than 2026f?)", names[i],
 				    (long long)t, tz_offset(slim, t),
 				    tz_offset(fat, t));
 		}
-		ok(bad == 0, "slim %s agrees with libc and the fat file",
-		    names[i]);
 		tz_free(slim);
 		tz_free(fat);
 	}
