@@ -849,13 +849,16 @@ split_command(struct pstate *st, const char *s, size_t n,
 }
 
 /*
- * Lint: when either day field begins with '*', Vixie cron and cronie
- * require both to match (every second day of the month on Mondays
- * runs on odd days that are Mondays), while Kubernetes and the
- * robfig/cron-based schedulers keep that rule only for a plain '*'
- * and otherwise fire when either matches.  The two readings differ
- * exactly when one field begins with '*' and neither covers every
- * day; say so, without failing.
+ * Lint: the day-of-month/day-of-week rule differs between schedulers.
+ * Vixie cron and cronie require both fields to match when either
+ * field's text begins with '*' (every second day of the month on
+ * Mondays runs on odd days that are Mondays) and otherwise fire when
+ * either matches.  Kubernetes and the robfig/cron-based schedulers
+ * decide by a star that survives parsing: a '*' item without a step
+ * above 1, which here means a field that contains '*' and covers every
+ * day.  When the two rules pick differently and not both fields cover
+ * every day, the same line fires on different days: say so, without
+ * failing.
  */
 static int
 lint_domdow(struct pstate *st, const struct cron_entry *e, size_t lineno,
@@ -863,12 +866,10 @@ lint_domdow(struct pstate *st, const struct cron_entry *e, size_t lineno,
 {
 	const struct cron_sched	*s = &e->e_sched;
 	const char		*w, *f[6];
-	size_t			 flen[6];
-	int			 nf, dom, dow;
+	size_t			 flen[6], col;
+	int			 nf, dom, dow, domfull, dowfull, vixie, robfig;
 
-	if ((s->s_flags & (SCHED_DOM_STAR | SCHED_DOW_STAR)) == 0 ||
-	    (s->s_flags & SCHED_REBOOT) || e->e_when[0] == '@' ||
-	    s->s_dom == 0xfffffffeU || (s->s_dow & 0x7f) == 0x7f)
+	if ((s->s_flags & SCHED_REBOOT) || e->e_when[0] == '@')
 		return (0);
 	nf = 0;
 	for (w = e->e_when; *w != '\0' && nf < 6;) {
@@ -884,11 +885,26 @@ lint_domdow(struct pstate *st, const struct cron_entry *e, size_t lineno,
 	dow = dom + 2;
 	if (nf <= dow)
 		return (0);
-	return (add_diag(st, lineno, whencol + (size_t)(f[(s->s_flags &
-	    SCHED_DOM_STAR) ? dom : dow] - e->e_when), 1,
-	    "day-of-month \"%.*s\" and day-of-week \"%.*s\" must both match "
-	    "(Vixie cron, as one begins with '*'); Kubernetes and "
-	    "robfig/cron fire when either matches",
+	domfull = (s->s_dom & 0xfffffffeU) == 0xfffffffeU;
+	dowfull = (s->s_dow & 0x7f) == 0x7f;
+	if (domfull && dowfull)
+		return (0);
+	vixie = (s->s_flags & (SCHED_DOM_STAR | SCHED_DOW_STAR)) != 0;
+	robfig = (domfull && memchr(f[dom], '*', flen[dom]) != NULL) ||
+	    (dowfull && memchr(f[dow], '*', flen[dow]) != NULL);
+	if (vixie == robfig)
+		return (0);
+	col = whencol + (size_t)(f[dom] - e->e_when);
+	if (vixie)
+		return (add_diag(st, lineno, col, 1, "day-of-month \"%.*s\" "
+		    "and day-of-week \"%.*s\" must both match (Vixie cron: "
+		    "one begins with '*'); Kubernetes and robfig/cron fire "
+		    "when either matches",
+		    (int)(flen[dom] > 16 ? 16 : flen[dom]), f[dom],
+		    (int)(flen[dow] > 16 ? 16 : flen[dow]), f[dow]));
+	return (add_diag(st, lineno, col, 1, "day-of-month \"%.*s\" or "
+	    "day-of-week \"%.*s\" may match (Vixie cron: neither begins "
+	    "with '*'); Kubernetes and robfig/cron require both",
 	    (int)(flen[dom] > 16 ? 16 : flen[dom]), f[dom],
 	    (int)(flen[dow] > 16 ? 16 : flen[dow]), f[dow]));
 }
