@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libutil.h>
+#include <malloc.h>
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
@@ -663,6 +664,8 @@ daemon_main(int argc, char **argv)
 		    "every %llds)", (long long)(D.d_conf.c_check_ms / 1000));
 	tables_scan_all(0);
 	tables_register(1);
+	/* Give back what loading and registering used for a while. */
+	malloc_trim(0);
 	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
 	if (store_usable()) {
 		fire_recover();
