@@ -74,7 +74,8 @@ fi
 if command -v clang >/dev/null 2>&1; then
 	if build build-fuzz fuzz --enable-fuzz CC=clang; then
 		log "fuzz: bounded run"
-		sh tests/fuzz/run.sh build-fuzz || stage_fail "fuzz"
+		(cd build-fuzz && sh "$top/tests/fuzz/run.sh" 60) ||
+		    stage_fail "fuzz"
 	else
 		stage_fail "fuzz build"
 	fi

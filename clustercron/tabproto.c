@@ -1,0 +1,211 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * tabproto.c: framing of ctab's requests and the daemon's replies (see
+ * tabproto.h).  Shared by ctab and the daemon.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "tabproto.h"
+
+static int	 io_full(int, void *, size_t, int, int64_t);
+static int	 field(char **, const char *, char *, size_t);
+
+/*
+ * Read or write exactly len bytes before the monotonic deadline,
+ * whether or not the descriptor is non-blocking.
+ */
+static int
+io_full(int fd, void *buf, size_t len, int writing, int64_t deadline)
+{
+	struct pollfd	 pfd;
+	char		*p = buf;
+	ssize_t		 n;
+	int64_t		 left;
+
+	while (len > 0) {
+		left = deadline - clock_mono();
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return (-1);
+		}
+		pfd.fd = fd;
+		pfd.events = writing ? POLLOUT : POLLIN;
+		if (poll(&pfd, 1, (int)left) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		if (pfd.revents == 0)
+			continue;
+		n = writing ? write(fd, p, len) : read(fd, p, len);
+		if (n == -1) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return (-1);
+		}
+		if (n == 0) {
+			errno = EPROTO;
+			return (-1);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+void
+tab_set(struct tabmsg *m, const char *word, const char *user,
+    int64_t version, const char *msg)
+{
+	char	*p;
+
+	memset(m, 0, sizeof(*m));
+	strlcpy(m->tm_word, word, sizeof(m->tm_word));
+	strlcpy(m->tm_user, user == NULL ? "" : user, sizeof(m->tm_user));
+	m->tm_version = version;
+	strlcpy(m->tm_msg, msg == NULL ? "" : msg, sizeof(m->tm_msg));
+	/* One line each: a newline would shift the fields. */
+	for (p = m->tm_msg; *p != '\0'; p++)
+		if (*p == '\n')
+			*p = ' ';
+}
+
+int
+tab_send(int fd, const struct tabmsg *m, int timeout)
+{
+	char		 head[1024];
+	unsigned char	 len[4];
+	size_t		 total;
+	int		 n;
+	int64_t		 deadline = clock_mono() + timeout;
+
+	if (strchr(m->tm_word, '\n') != NULL ||
+	    strchr(m->tm_user, '\n') != NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	n = snprintf(head, sizeof(head), "%s\n%s\n%lld\n%s\n", m->tm_word,
+	    m->tm_user, (long long)m->tm_version, m->tm_msg);
+	if (n < 0 || (size_t)n >= sizeof(head)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	total = (size_t)n + m->tm_bodylen;
+	if (total > TAB_MAXFRAME) {
+		errno = EFBIG;
+		return (-1);
+	}
+	len[0] = (unsigned char)(total >> 24);
+	len[1] = (unsigned char)(total >> 16);
+	len[2] = (unsigned char)(total >> 8);
+	len[3] = (unsigned char)total;
+	if (io_full(fd, len, 4, 1, deadline) == -1 ||
+	    io_full(fd, head, (size_t)n, 1, deadline) == -1)
+		return (-1);
+	if (m->tm_bodylen > 0 &&
+	    io_full(fd, m->tm_body, m->tm_bodylen, 1, deadline) == -1)
+		return (-1);
+	return (0);
+}
+
+/* Take the next newline-ended field of *pp into out. */
+static int
+field(char **pp, const char *end, char *out, size_t outlen)
+{
+	char	*nl;
+	size_t	 n;
+
+	if ((nl = memchr(*pp, '\n', (size_t)(end - *pp))) == NULL)
+		return (-1);
+	n = (size_t)(nl - *pp);
+	if (n >= outlen || memchr(*pp, '\0', n) != NULL)
+		return (-1);
+	memcpy(out, *pp, n);
+	out[n] = '\0';
+	*pp = nl + 1;
+	return (0);
+}
+
+int
+tab_recv(int fd, struct tabmsg *m, int timeout)
+{
+	unsigned char	 len[4];
+	char		*buf = NULL, *p, *end, num[32];
+	const char	*errstr;
+	size_t		 total;
+	int64_t		 deadline = clock_mono() + timeout;
+	int		 saved;
+
+	memset(m, 0, sizeof(*m));
+	if (io_full(fd, len, 4, 0, deadline) == -1)
+		return (-1);
+	total = (size_t)len[0] << 24 | (size_t)len[1] << 16 |
+	    (size_t)len[2] << 8 | len[3];
+	if (total > TAB_MAXFRAME) {
+		errno = EFBIG;
+		return (-1);
+	}
+	if ((buf = malloc(total + 1)) == NULL)
+		return (-1);
+	if (io_full(fd, buf, total, 0, deadline) == -1)
+		goto fail;
+	buf[total] = '\0';
+	p = buf;
+	end = buf + total;
+	if (field(&p, end, m->tm_word, sizeof(m->tm_word)) == -1 ||
+	    field(&p, end, m->tm_user, sizeof(m->tm_user)) == -1 ||
+	    field(&p, end, num, sizeof(num)) == -1 ||
+	    field(&p, end, m->tm_msg, sizeof(m->tm_msg)) == -1) {
+		errno = EPROTO;
+		goto fail;
+	}
+	m->tm_version = strtonum(num, 0, INT64_MAX, &errstr);
+	if (errstr != NULL) {
+		errno = EPROTO;
+		goto fail;
+	}
+	m->tm_bodylen = (size_t)(end - p);
+	if (m->tm_bodylen > 0) {
+		memmove(buf, p, m->tm_bodylen);
+		buf[m->tm_bodylen] = '\0';
+		m->tm_body = buf;
+	} else
+		free(buf);
+	return (0);
+fail:
+	saved = errno;
+	free(buf);
+	memset(m, 0, sizeof(*m));
+	errno = saved;
+	return (-1);
+}
+
+void
+tab_clear(struct tabmsg *m)
+{
+	free(m->tm_body);
+	m->tm_body = NULL;
+	m->tm_bodylen = 0;
+}
+
+size_t
+tab_count_lines(const char *text, size_t len)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n')
+			n++;
+	if (len > 0 && text[len - 1] != '\n')
+		n++;
+	return (n);
+}

@@ -1,0 +1,61 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * tabproto.h: how ctab and the daemon talk.  ctab never sees the
+ * store's credentials: it asks the local daemon over a unix socket, and
+ * the daemon, knowing the caller's uid from the kernel (SO_PEERCRED),
+ * reads or writes that user's table in the store.
+ *
+ * One request and one reply per connection, each a frame: four bytes of
+ * length (big-endian) and then
+ *
+ *	word \n user \n version \n message \n body
+ *
+ * Requests use the words get, put and del; replies ok, none, conflict,
+ * denied, invalid and error.  user is the table's owner (empty: the
+ * caller), version the table version a put or del expects (0: there is
+ * none) or a reply's current version, message one line of text for
+ * people, body the table's text.
+ */
+
+#ifndef TABPROTO_H
+#define TABPROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TAB_MAXBYTES	(1024 * 1024)	/* a table's text */
+#define TAB_MAXLINES	10000
+#define TAB_MAXFRAME	(TAB_MAXBYTES + 1024)
+#define TAB_IOMS	2000		/* a whole exchange */
+
+struct tabmsg {
+	char		 tm_word[16];
+	char		 tm_user[64];
+	int64_t		 tm_version;
+	char		 tm_msg[512];
+	char		*tm_body;	/* owned; NULL for none */
+	size_t		 tm_bodylen;
+};
+
+/*
+ * tab_send() writes a message to a socket, tab_recv() reads one (the
+ * body is allocated and NUL-terminated; free it with tab_clear()),
+ * each giving up after timeout ms.  Both return 0, or -1 with errno set
+ * (ETIMEDOUT, EPROTO for a malformed frame, EFBIG for one too large).
+ */
+int	 tab_send(int, const struct tabmsg *, int);
+int	 tab_recv(int, struct tabmsg *, int);
+void	 tab_clear(struct tabmsg *);
+/* Sets the fields of a message; body is borrowed until sent. */
+void	 tab_set(struct tabmsg *, const char *, const char *, int64_t,
+	    const char *);
+
+/*
+ * tab_count_lines() counts the lines of a table's text as cron does:
+ * a last line without newline counts too.
+ */
+size_t	 tab_count_lines(const char *, size_t);
+
+#endif /* TABPROTO_H */

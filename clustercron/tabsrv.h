@@ -1,0 +1,46 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * tabsrv.h: the daemon's side of ctab (see tabproto.h).
+ */
+
+#ifndef TABSRV_H
+#define TABSRV_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+struct store;
+struct tabsrv;
+
+/*
+ * tabsrv_open() listens on a unix socket at path (replacing a stale
+ * one), open to every local user: who may do what is decided per
+ * request from the caller's uid.  allow and deny are the cron.allow and
+ * cron.deny files (borrowed; they must outlive the server; NULL: none).
+ * A daemon not running as root serves only its own user.  Returns 0
+ * and *out, or -1 with a message in errbuf and *out NULL.
+ */
+int	 tabsrv_open(const char *, const char *, const char *,
+	    struct tabsrv **, char *, size_t);
+void	 tabsrv_close(struct tabsrv *);
+/* The listening descriptor, for the daemon's poll set. */
+int	 tabsrv_fd(const struct tabsrv *);
+/*
+ * tabsrv_serve() accepts one connection and answers its request within
+ * TAB_IOMS, using the store (NULL when unreachable: the caller is told
+ * to try again).  Returns 1 with the owner's name in changed when a
+ * table was replaced or removed, 0 otherwise.
+ */
+int	 tabsrv_serve(struct tabsrv *, struct store *, char *, size_t);
+
+/*
+ * tab_allowed() applies cron.allow and cron.deny as crontab(1) does:
+ * root always may; else a user listed in cron.allow, when it exists;
+ * else a user not listed in cron.deny.  Returns 1 or 0.
+ */
+int	 tab_allowed(const char *, const char *, const char *);
+
+#endif /* TABSRV_H */
