@@ -83,7 +83,7 @@ run "$CTAB" -T "$T/huge"
 same "too large: exit 1" "$rc" 1
 contains "... said" "$err" "^ctab: $T/huge: table is larger than"
 
-run "$CTAB" -l
-same "unknown use: exit 1" "$rc" 1
+run "$CTAB" -l -r
+same "two verbs at once: exit 1" "$rc" 1
 contains "... with usage" "$err" "^usage: ctab "
 finish
