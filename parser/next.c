@@ -50,6 +50,8 @@
 
 static int64_t	 civil_next(const struct cron_sched *, int64_t);
 static uint32_t	 day_mask(const struct cron_sched *, int, int);
+static int	 bit_from64(uint64_t, int);
+static int	 bit_from32(uint32_t, int);
 
 /*
  * The days (bit d for day d) of a month matching the schedule, given
@@ -77,14 +79,14 @@ day_mask(const struct cron_sched *s, int mdays, int wd1)
 }
 
 /* The lowest set bit at or above `from' (from < 64), or -1. */
-static inline int
+static int
 bit_from64(uint64_t set, int from)
 {
 	set &= ~0ULL << from;
 	return (set == 0 ? -1 : __builtin_ctzll(set));
 }
 
-static inline int
+static int
 bit_from32(uint32_t set, int from)
 {
 	set &= ~0U << from;

@@ -37,7 +37,7 @@
 
 #define CYCLE_DAYS	146097			/* 400 Gregorian years */
 #define CYCLE		((int64_t)CYCLE_DAYS * SECS_PER_DAY)
-#define MARGIN		(2 * SECS_PER_DAY)	/* see tz_fold() */
+#define MARGIN		(3 * SECS_PER_DAY)	/* see tz_fold() */
 #define OFF_LIMIT	(26 * 3600)		/* largest |offset| accepted */
 #define TIME_LIMIT	((int64_t)1 << 60)	/* instants are clamped */
 #define RULE_TIME_MAX	(167 * 3600 + 59 * 60 + 59)
@@ -92,11 +92,22 @@ static int	 expand_rule(struct tlist *, const struct rule *, int,
 static int	 rule_year(const struct rule *, int64_t, int64_t [2],
 		    int32_t [2]);
 static int64_t	 rdate_day(const struct rdate *, int64_t);
+static int	 rule_name(const char *, size_t, size_t *);
+static int	 rule_hms(const char *, size_t, size_t *, int, int32_t *);
+static int	 rule_num(const char *, size_t, size_t *, int, int, int *);
+static int	 rule_date(const char *, size_t, size_t *, struct rdate *);
 static int	 rule_parse(const char *, size_t, struct rule *, size_t *,
 		    const char **);
+static uint32_t	 be32(const unsigned char *);
+static int64_t	 be64(const unsigned char *);
+static int	 tzif_block(const unsigned char *, size_t, size_t *, int,
+		    struct tlist *, const char **);
 static int	 tzif_parse(const unsigned char *, size_t, struct tlist *,
 		    struct rule *, int *, const char **);
+static int64_t	 tz_fold(const struct cron_tz *, int64_t, int64_t *);
+static size_t	 upper(const int64_t *, size_t, int64_t);
 static size_t	 tz_find(const struct cron_tz *, int64_t, int64_t *);
+static int32_t	 seg_off(const struct cron_tz *, size_t);
 static void	 set_diag(struct cron_diag *, const char *, size_t,
 		    const char *, const char *);
 
@@ -221,7 +232,7 @@ expand_rule(struct tlist *tl, const struct rule *r, int ruleonly,
 	int64_t	 at[2], y, y0, last, first, hi;
 	int32_t	 off[2];
 	size_t	 n0;
-	int	 i, n;
+	int	 i, n, mo, d;
 
 	if (ruleonly) {
 		/* Start in 1969 with the offset the rule has at its end. */
@@ -234,8 +245,8 @@ expand_rule(struct tlist *tl, const struct rule *r, int ruleonly,
 		if (last == INT64_MIN)
 			y0 = 1969;
 		else {
-			days_to_civil(floordiv(last, SECS_PER_DAY), &y0, &i,
-			    &i);
+			days_to_civil(floordiv(last, SECS_PER_DAY), &y0, &mo,
+			    &d);
 			y0--;
 		}
 	}
@@ -754,9 +765,9 @@ tz_name(const struct cron_tz *z)
  * Folds t into the table: instants beyond it (and, for a bare rule,
  * before it) are moved by whole 400-year cycles into
  * [z_cyclo + MARGIN, z_cyclo + CYCLE + MARGIN); *shift is what was
- * taken off.  The margin keeps a folded instant a day or more past the
- * start of the repeating part, so that the transitions just before it
- * are the rule's too.
+ * taken off.  The margin keeps a folded instant more than two days past
+ * the start of the repeating part, so that the transitions
+ * tz_highwater() looks back on are the rule's too.
  */
 static int64_t
 tz_fold(const struct cron_tz *z, int64_t t, int64_t *shift)
@@ -804,7 +815,7 @@ tz_find(const struct cron_tz *z, int64_t t, int64_t *shift)
 	return (upper(z->z_at, z->z_n, tz_fold(z, t, shift)));
 }
 
-static inline int32_t
+static int32_t
 seg_off(const struct cron_tz *z, size_t seg)
 {
 	return (seg == 0 ? z->z_off0 : z->z_off[seg - 1]);
