@@ -272,7 +272,9 @@ xcommit(struct store *st, const char *point, struct store_error *err)
 {
 	char	 name[48];
 
-	snprintf(name, sizeof(name), "%s.commit", point);
+	name[0] = '\0';
+	if (nfaults > 0)
+		snprintf(name, sizeof(name), "%s.commit", point);
 	if (fault_at(name, "before") == STORE_FAULT_DROP)
 		st->s_ops->o_sever(st);
 	if (st->s_ops->o_commit(st, err) == -1) {

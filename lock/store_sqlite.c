@@ -6,7 +6,7 @@
  * machine.  The file is in WAL mode so readers never block the writer;
  * every write runs in a BEGIN IMMEDIATE transaction, which takes the
  * write lock first and so never fails half-way on a stale snapshot;
- * waits for the lock go through a short-sleeping busy handler bounded
+ * waits for the lock go through a short-napping busy handler bounded
  * by sc_busy_timeout (SQLite's own handler sleeps up to 100 ms at a
  * time and starved waiting writers for seconds).  Several processes may
  * share the file; they take turns, so keep one writer (the daemon).
@@ -39,6 +39,7 @@
 struct sqlite_be {
 	sqlite3		*db;
 	sqlite3_stmt	*stmts[S_COUNT][NCLASS];
+	sqlite3_stmt	*begin, *commit;
 	int64_t		 busy_start;
 	unsigned int	 busy_timeout;
 };
@@ -226,8 +227,9 @@ sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 }
 
 /*
- * Wait for the lock in short naps (0.2 to 2 ms) until the timeout, so
- * that a waiting writer gets its turn soon after the lock is free.
+ * Wait for the lock in short naps until the timeout, so that a waiting
+ * writer takes the lock soon after it is free: 50 to 250 microseconds
+ * for the first few milliseconds, then 0.5 to 1.5 ms.
  */
 static int
 sq_busy(void *arg, int count)
@@ -240,8 +242,8 @@ sq_busy(void *arg, int count)
 	else if (clock_mono() - be->busy_start >= be->busy_timeout)
 		return (0);
 	ts.tv_sec = 0;
-	ts.tv_nsec = (200 + (long)arc4random_uniform(count < 10 ? 300 :
-	    1800)) * 1000L;
+	ts.tv_nsec = count < 64 ? 50000L + (long)arc4random_uniform(200000) :
+	    500000L + (long)arc4random_uniform(1000000);
 	nanosleep(&ts, NULL);
 	return (1);
 }
@@ -292,6 +294,9 @@ sq_disconnect(struct store *st)
 			sqlite3_finalize(be->stmts[i][j]);
 			be->stmts[i][j] = NULL;
 		}
+	sqlite3_finalize(be->begin);
+	sqlite3_finalize(be->commit);
+	be->begin = be->commit = NULL;
 	sqlite3_close_v2(be->db);
 	be->db = NULL;
 }
@@ -488,16 +493,46 @@ sq_exec_sql(struct store *st, const char *sql, struct store_error *err)
 	return (0);
 }
 
+/* BEGIN IMMEDIATE and COMMIT, prepared once: they run at every write. */
+static int
+sq_simple(struct store *st, sqlite3_stmt **stp, const char *sql,
+    struct store_error *err)
+{
+	struct sqlite_be	*be = st->s_be;
+	int			 rc;
+
+	if (be == NULL || be->db == NULL)
+		return (sq_lost(st, err));
+	if (*stp == NULL && (rc = sqlite3_prepare_v3(be->db, sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, stp, NULL)) != SQLITE_OK) {
+		sq_error(st, rc, "prepare", err);
+		return (-1);
+	}
+	rc = sqlite3_step(*stp);
+	sqlite3_reset(*stp);
+	if (rc != SQLITE_DONE) {
+		sq_error(st, rc, sql, err);
+		return (-1);
+	}
+	return (0);
+}
+
 static int
 sq_begin(struct store *st, struct store_error *err)
 {
-	return (sq_exec_sql(st, "BEGIN IMMEDIATE", err));
+	struct sqlite_be	*be = st->s_be;
+
+	return (sq_simple(st, be == NULL ? NULL : &be->begin,
+	    "BEGIN IMMEDIATE", err));
 }
 
 static int
 sq_commit(struct store *st, struct store_error *err)
 {
-	return (sq_exec_sql(st, "COMMIT", err));
+	struct sqlite_be	*be = st->s_be;
+
+	return (sq_simple(st, be == NULL ? NULL : &be->commit, "COMMIT",
+	    err));
 }
 
 static void
