@@ -177,6 +177,17 @@ fire_one(struct job *j, time_t fire, int catchup)
 		D.d_recover = 1;
 		return;
 	}
+	if (D.d_recover && !catchup) {
+		/*
+		 * After an outage the misfire pass comes before any new
+		 * claim: a claim moves the job's last fire past the fires
+		 * missed meanwhile, which could then be neither claimed
+		 * nor noted.
+		 */
+		fire_recover();
+		if (D.d_recover)
+			return;
+	}
 	if (store_claim(D.d_st, j->j_id, fire, &won, &se) == -1) {
 		store_failed("claiming a fire", &se);
 		return;

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# outage.sh: two daemons on one MariaDB, which is killed and restarted.
+# While it is away the nodes run no cluster job (fail closed), say so
+# once each, and keep running node-local jobs; when it is back they say
+# so and cluster jobs resume, with no fire run twice.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+rm -rf "$T"
+. "$top_srcdir/tests/lib/mariadb.sh"
+mdb_init
+trap dmn_cleanup EXIT
+mdb_start
+
+STORE=$MDB_URL
+MYSQL_FILE=$MDB_CNF
+O=$T/jobs
+mkdir -p "$O"
+chmod 777 "$O"
+
+for n in n1 n2; do
+	dmn_setup $n <<EOF
+heartbeat-interval = 1s
+EOF
+	cat >"$T/$n/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/cluster
+CLUSTERCRON_SCOPE=node
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
+EOF
+done
+dmn_start n1
+dmn_start n2
+wait_for 30 at_least 3 "$O/cluster" || fail "no cluster fires"
+
+mdb_kill
+down() { in_log n1 'STORE DOWN' && in_log n2 'STORE DOWN'; }
+wait_for 20 down || fail "nodes did not notice the store went"
+n=$(count_lines "$O/cluster")
+l=$(count_lines "$O/local.n1")
+wait_for 20 at_least $((l + 4)) "$O/local.n1" ||
+    fail "node-local jobs stopped with the store"
+same "no cluster job ran without the store" "$(count_lines "$O/cluster")" \
+    "$n"
+same "n1 said it once" "$(grep -c 'STORE DOWN' "$T/n1.log")" 1
+same "n2 said it once" "$(grep -c 'STORE DOWN' "$T/n2.log")" 1
+
+mdb_start
+back() { in_log n1 'STORE BACK' && in_log n2 'STORE BACK'; }
+wait_for 40 back || fail "nodes did not notice the store came back"
+wait_for 20 at_least $((n + 3)) "$O/cluster" ||
+    fail "cluster jobs did not resume"
+dmn_stop n1
+dmn_stop n2
+same "no fire twice" "$(cut -d' ' -f1 "$O/cluster" | sort | uniq -d)" ""
+r=$(runs)
+contains "missed fires noted once the store is back" "$r" \
+    '^[0-9a-f]{32} [0-9]+ 0 n[12] missed '
+same "runs: no fire started twice" \
+    "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
+
+finish
