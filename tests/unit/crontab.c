@@ -20,6 +20,7 @@
  *	  env TEXT			the environment joined with " | "
  *	  envsame LINE			shares the environment array with
  *					the entry of that line
+ *	  usersame LINE			shares the user string likewise
  *	  sched min=... flags=...	as in tests/data/expr/accept.txt
  *	  scope|overlap|misfire|grace|timeout|spread|retry VALUE
  *
@@ -346,6 +347,12 @@ check_key(const char *where, const struct crontab *ct,
 	if (strcmp(key, "envsame") == 0) {
 		o = find_entry(ct, (size_t)atoll(val));
 		ok(o != NULL && o->e_env == e->e_env, "%s: environment "
+		    "shared with line %s", where, val);
+		return;
+	}
+	if (strcmp(key, "usersame") == 0) {
+		o = find_entry(ct, (size_t)atoll(val));
+		ok(o != NULL && o->e_user == e->e_user, "%s: user string "
 		    "shared with line %s", where, val);
 		return;
 	}
