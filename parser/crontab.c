@@ -12,8 +12,9 @@
  * entry points to (command, input, schedule text, user, zone, name and
  * environment) lives in one arena per table, a list of large blocks
  * freed together, and what consecutive entries share is stored once:
- * an environment snapshot is made only after an environment line, and
- * the zone and user strings are reused while they do not change.
+ * an environment snapshot is made only after an environment line, the
+ * zone string is reused while it does not change, and the user of a
+ * system table is looked up among the last four users.
  */
 
 #include <ctype.h>
@@ -96,7 +97,8 @@ struct pstate {
 	const char *const *p_snap;	/* snapshot of p_env, or NULL */
 
 	const char	*p_tz;		/* CRON_TZ in force, or NULL */
-	const char	*p_user;	/* last user field, for sharing */
+	const char	*p_users[4];	/* recent user fields, for sharing */
+	unsigned int	 p_nextuser;
 	struct cron_opts p_opts;	/* CLUSTERCRON_ options in force */
 	const char	*p_name;	/* CLUSTERCRON_NAME pending */
 	size_t		 p_nameline;
@@ -919,9 +921,9 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	struct cron_entry	*e, *ne;
 	struct cron_diag	 d;
 	struct cron_sched	 sched;
-	const char		*name;
+	const char		*name, *u;
 	const char		**snap;
-	size_t			 start, wend, ustart, ulen, ncap;
+	size_t			 start, wend, ustart, ulen, ncap, i;
 
 	name = st->p_name;
 	st->p_name = NULL;
@@ -975,12 +977,20 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	    wend - start)) == NULL)
 		return (-1);
 	if (ulen > 0) {
-		if (st->p_user != NULL && strlen(st->p_user) == ulen &&
-		    memcmp(st->p_user, l + ustart, ulen) == 0)
-			e->e_user = st->p_user;
-		else if ((e->e_user = st->p_user = arena_strndup(st->p_arena,
-		    l + ustart, ulen)) == NULL)
-			return (-1);
+		for (i = 0; i < 4; i++) {
+			u = st->p_users[i];
+			if (u != NULL && strncmp(u, l + ustart, ulen) == 0 &&
+			    u[ulen] == '\0') {
+				e->e_user = u;
+				break;
+			}
+		}
+		if (i == 4) {
+			if ((e->e_user = arena_strndup(st->p_arena, l + ustart,
+			    ulen)) == NULL)
+				return (-1);
+			st->p_users[st->p_nextuser++ % 4] = e->e_user;
+		}
 	}
 	if (split_command(st, l + pos, len - pos, e) == -1)
 		return (-1);
