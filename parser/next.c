@@ -43,7 +43,6 @@
 #define NONE		INT64_MAX
 
 #define MON_ALL		0x1ffeU			/* bits 1-12 */
-#define DOM_ALL		0xfffffffeU		/* bits 1-31 */
 #define DOW_ALL		0x7fU
 #define HOUR_ALL	0xffffffU
 #define SIXTY_ALL	0x0fffffffffffffffULL	/* bits 0-59 */
