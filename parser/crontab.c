@@ -1022,6 +1022,15 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 		e->e_opts.o_name = name;
 	}
 	ct->ct_nent++;
+	/*
+	 * Lint: a command beginning with '*' is most likely a six-field
+	 * line in a five-field table; the shell would expand the '*'.
+	 */
+	if (l[pos] == '*' && (st->p_flags & CRON_SECONDS) == 0 &&
+	    add_diag(st, lineno, pos + 1, 1, "found a command beginning "
+	    "with '*', expected a command: a sixth schedule field? Seconds "
+	    "are off here (CLUSTERCRON_SECONDS=yes turns them on)") == -1)
+		return (-1);
 	return (lint_domdow(st, e, lineno, start + 1));
 }
 
