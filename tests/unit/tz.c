@@ -518,6 +518,17 @@ v2base(const unsigned char *p)
 int
 main(void)
 {
+	char	*buf;
+	size_t	 len;
+	int	 isrule;
+
+	/* Without the system's zone files there is nothing to compare. */
+	if (tzfile_read("America/New_York", &buf, &len, &isrule) == -1) {
+		printf("1..0 # SKIP no zone files under $TZDIR "
+		    "(install tzdata)\n");
+		return (0);
+	}
+	free(buf);
 	test_all_zones();
 	test_slim();
 	test_rules();
