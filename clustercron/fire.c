@@ -41,8 +41,11 @@
  * stopped, starved or cut off from the store meanwhile.
  */
 #define LATE_MS		(60 * 1000)
-/* Fires this recent are left to the nodes firing them on time. */
-#define RECOVER_MARGIN	5
+/*
+ * Fires this recent (seconds, besides the claim deferral) are left to
+ * the nodes firing them on time.
+ */
+#define RECOVER_MARGIN	2
 /* How far the misfire pass walks one job's schedule. */
 #define RECOVER_STEPS	100000
 
@@ -271,7 +274,8 @@ fire_recover(void)
 			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
 			if (hit == NULL || (*hit)->j_last_fire == 0)
 				continue;
-			limit = now - (time_t)j->j_spread - RECOVER_MARGIN;
+			limit = now - (time_t)j->j_spread - RECOVER_MARGIN -
+			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
 			if (sched_next(&j->j_ent->e_sched, j->j_tz,
 			    (*hit)->j_last_fire, &t) == -1 || t > limit)
 				continue;
