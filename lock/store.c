@@ -57,6 +57,7 @@ static enum store_fault fault_at(const char *, const char *);
 static int	 parse_url(struct store *, const char *, struct store_error *);
 static int	 check_optfile(const char *, struct store_error *);
 static int	 schema_setup(struct store *, int, struct store_error *);
+static int	 cut_row(void *, const struct sval *, size_t);
 static size_t	 piece(size_t, size_t);
 static char	*dupn(const char *, size_t);
 
@@ -689,6 +690,8 @@ store_open(const struct store_config *cf, struct store **out,
 	st->s_busy_timeout = cf->sc_busy_timeout != 0 ?
 	    cf->sc_busy_timeout : 5000;
 	st->s_output_max = cf->sc_output_max != 0 ? cf->sc_output_max : 4096;
+	if (st->s_output_max > STORE_OUTPUT_LIMIT)
+		st->s_output_max = STORE_OUTPUT_LIMIT;
 	st->s_retries = cf->sc_retries != 0 ? cf->sc_retries : 5;
 	st->s_beat_first = 1;
 	if (st->s_ops == &store_mysql_ops && st->s_mysql_file != NULL &&
@@ -825,6 +828,25 @@ struct reg_arg {
 	size_t			 n;
 };
 
+/*
+ * A descriptive text cut to what its column holds, at a character
+ * boundary when the text is UTF-8.
+ */
+static struct sval
+clip(const char *s, size_t max)
+{
+	size_t	 n;
+
+	if (s == NULL)
+		s = "";
+	if ((n = strlen(s)) > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return ((struct sval){ SV_TEXT, 0, s, n });
+}
+
 /* A job's stored digest, to skip rows that would not change. */
 struct digest {
 	char	*d_id;
@@ -948,10 +970,10 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 			j = todo[off + i];
 			sum = job_digest(j);
 			p[i * 10 + 0] = SVS(j->j_id);
-			p[i * 10 + 1] = SVS(j->j_owner != NULL ? j->j_owner : "");
-			p[i * 10 + 2] = SVS(j->j_sched != NULL ? j->j_sched : "");
-			p[i * 10 + 3] = SVS(j->j_zone != NULL ? j->j_zone : "");
-			p[i * 10 + 4] = SVS(j->j_cmd != NULL ? j->j_cmd : "");
+			p[i * 10 + 1] = clip(j->j_owner, STORE_OWNERMAX);
+			p[i * 10 + 2] = clip(j->j_sched, STORE_SCHEDMAX);
+			p[i * 10 + 3] = clip(j->j_zone, STORE_ZONEMAX);
+			p[i * 10 + 4] = clip(j->j_cmd, STORE_CMDMAX);
 			p[i * 10 + 5] = SVI(j->j_scope);
 			p[i * 10 + 6] = SVI(j->j_overlap);
 			p[i * 10 + 7] = SVI(j->j_misfire);
@@ -1853,6 +1875,36 @@ store_runs_running(struct store *st, const char *node,
 	a.p[0] = SVS(node);
 	a.np = node == NULL ? 0 : 1;
 	return (runs_list(st, &a, out, n, err));
+}
+
+static int
+busy_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[2];
+
+	p[0] = SVS(a->job);
+	p[1] = SVI(a->fire);
+	a->fid = 0;
+	return (xexec(st, "list", S_JOB_BUSY, 0, p, 2, cut_row, &a->fid,
+	    NULL, err));
+}
+
+int
+store_job_busy(struct store *st, const char *job, time_t fire, int *busy,
+    struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	*busy = 0;
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	if (run_op(st, busy_fn, &a, err) == -1)
+		return (-1);
+	*busy = a.fid > 0;
+	return (0);
 }
 
 /* ------------------------------------------------------------------ */

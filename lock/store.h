@@ -87,6 +87,7 @@ struct store_config {
 	unsigned int	 sc_read_timeout;	/* seconds, default 30 */
 	unsigned int	 sc_busy_timeout;	/* SQLite, ms, default 5000 */
 	size_t		 sc_output_max;		/* bytes per run, 4096 */
+#define STORE_OUTPUT_LIMIT	(4 * 1024 * 1024)	/* at most */
 	unsigned int	 sc_retries;		/* deadlock retries, 5 */
 	int		 sc_schema;		/* tests: 0 current, else N */
 };
@@ -117,6 +118,11 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
  * unchanged rows are not rewritten.
  */
 #define STORE_IDLEN	64
+/* Longer descriptive texts are cut to these many bytes when stored. */
+#define STORE_OWNERMAX	255
+#define STORE_SCHEDMAX	255
+#define STORE_ZONEMAX	64
+#define STORE_CMDMAX	1024
 struct store_job {
 	char		*j_id;
 	char		*j_owner;
@@ -247,6 +253,13 @@ int	 store_runs_list(struct store *, const char *, size_t,
 	    struct store_run **, size_t *, struct store_error *);
 int	 store_runs_running(struct store *, const char *, struct store_run **,
 	    size_t *, struct store_error *);
+/*
+ * store_job_busy() sets *busy when a run of the job for another fire
+ * than the one given is still running on any node: what a job that
+ * forbids overlap asks before it starts.
+ */
+int	 store_job_busy(struct store *, const char *, time_t, int *,
+	    struct store_error *);
 void	 store_runs_free(struct store_run *, size_t);
 
 /*

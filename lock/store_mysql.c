@@ -86,6 +86,7 @@ static const char *const my_text[S_COUNT] = {
 	[S_RUNS_JOB] = SQL_RUNS_JOB,
 	[S_RUNS_RUNNING] = SQL_RUNS_RUNNING,
 	[S_RUNS_RUNNING_NODE] = SQL_RUNS_RUNNING_NODE,
+	[S_JOB_BUSY] = SQL_JOB_BUSY,
 	[S_BEAT_READ] = SQL_BEAT_READ,
 	[S_BEAT] = SQL_BEAT_INSERT " ON DUPLICATE KEY UPDATE "
 	    "started = IF(?, VALUES(started), started), "
@@ -138,7 +139,11 @@ static const char *const my_step1[] = {
 };
 
 static const char *const my_step2[] = {
-	"ALTER TABLE jobs ADD COLUMN IF NOT EXISTS zone VARCHAR(64) NOT NULL "
+	/* Texts from tables are bytes: a command need not be UTF-8. */
+	"ALTER TABLE jobs MODIFY owner VARBINARY(255) NOT NULL, "
+	    "MODIFY sched VARBINARY(255) NOT NULL, "
+	    "MODIFY cmd VARBINARY(1024) NOT NULL",
+	"ALTER TABLE jobs ADD COLUMN IF NOT EXISTS zone VARBINARY(64) NOT NULL "
 	    "DEFAULT '', "
 	    "ADD COLUMN IF NOT EXISTS scope TINYINT NOT NULL DEFAULT 0, "
 	    "ADD COLUMN IF NOT EXISTS overlap TINYINT NOT NULL DEFAULT 0, "
@@ -164,7 +169,7 @@ static const char *const my_step2[] = {
 	    "ADD COLUMN IF NOT EXISTS state TINYINT NOT NULL DEFAULT 0, "
 	    "ADD COLUMN IF NOT EXISTS running INT NOT NULL DEFAULT 0",
 	"CREATE TABLE IF NOT EXISTS ctables (owner " NAMETYPE " PRIMARY KEY, "
-	    "body MEDIUMTEXT, version BIGINT NOT NULL, "
+	    "body MEDIUMBLOB, version BIGINT NOT NULL, "
 	    "updated BIGINT NOT NULL, updated_by " NAMETYPE " NOT NULL)"
 	    ENGINE,
 	"CREATE TABLE IF NOT EXISTS leases (name VARCHAR(64) PRIMARY KEY, "

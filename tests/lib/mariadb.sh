@@ -99,7 +99,8 @@ mdb_init()
 	if ! "$MDB_INSTALL" --no-defaults --datadir="$T/data" \
 	    --auth-root-authentication-method=normal --skip-test-db \
 	    --skip-name-resolve --user="$MDB_USER" \
-	    >"$T/install.log" 2>&1; then
+	    >"$T/install.log" 2>&1 || [ ! -d "$T/data/mysql" ]; then
+		cat "$T/install.log" >&2
 		mdb_fail "mariadb-install-db failed"
 	fi
 	(umask 077 && cat >"$MDB_CNF" <<EOF
@@ -133,6 +134,12 @@ mdb_alive()
 	    --connect-timeout=2 ping
 }
 
+# mdb_up: the server answers, or has died (mdb_start tells which).
+mdb_up()
+{
+	mdb_dead || mdb_alive
+}
+
 mdb_start()
 {
 	"$MDB_SERVER" --no-defaults --datadir="$T/data" \
@@ -144,11 +151,12 @@ mdb_start()
 	    --skip-log-bin --performance-schema=OFF \
 	    >>"$T/mariadbd.out" 2>&1 &
 	MDB_PID=$!
-	if ! mdb_wait mdb_alive; then
+	if ! mdb_wait mdb_up; then
+		if mdb_dead; then
+			MDB_PID=
+			mdb_fail "mariadbd exited"
+		fi
 		mdb_fail "mariadbd did not answer within ${MDB_LIMIT}s"
-	fi
-	if ! kill -0 "$MDB_PID" 2>/dev/null; then
-		mdb_fail "mariadbd exited"
 	fi
 	if [ -z "${MDB_READY:-}" ]; then
 		"$MDB_CLIENT" --no-defaults --socket="$MDB_SOCK" -uroot <<EOF \

@@ -151,6 +151,26 @@ test_jobs(struct store *a)
 		is_str(one->j_claimed_by, "nodeA", "claimant kept");
 	}
 	store_jobs_free(one, 1);
+	/* Texts longer than their columns, and not UTF-8. */
+	{
+		char	 longcmd[3001];
+		size_t	 k;
+
+		for (k = 0; k + 2 < sizeof(longcmd); k += 2)
+			memcpy(longcmd + k, "\xc3\xa9", 2);
+		longcmd[k] = '\0';
+		longcmd[5] = '\xff';
+		j[2].j_cmd = longcmd;
+		ok(store_jobs_register(a, &j[2], 1, &err) == 0,
+		    "a long command, not UTF-8, is registered: %s",
+		    err.se_msg);
+		ok(store_job_get(a, id[2], &one, &err) == 0 && one != NULL &&
+		    strlen(one->j_cmd) == STORE_CMDMAX &&
+		    memcmp(one->j_cmd, longcmd, STORE_CMDMAX) == 0,
+		    "cut to %d bytes at a character boundary", STORE_CMDMAX);
+		store_jobs_free(one, 1);
+		j[2].j_cmd = "echo hi";
+	}
 	ok(store_job_get(a, "nosuchjob", &one, &err) == 0 && one == NULL,
 	    "no such job: NULL");
 	ok(store_job_pause(a, "nosuchjob", 1, &err) == -1 &&
@@ -251,7 +271,7 @@ test_runs(struct store *a, struct store *b)
 	size_t			 n, i;
 	int64_t			 id, id2, now = clock_now_ms();
 	char			 job[40];
-	int			 rc;
+	int			 rc, busy;
 	const char		*out = "0123456789abcdefghijklmnopqrstuvwxyz";
 
 	mkid(job, sizeof(job), "r", 1);
@@ -267,8 +287,14 @@ test_runs(struct store *a, struct store *b)
 	ok(store_runs_running(a, "nodeA", &r, &n, &err) == 0 && n == 1,
 	    "one run running on A");
 	store_runs_free(r, n);
+	ok(store_job_busy(b, job, 120, &busy, &err) == 0 && busy,
+	    "the job is busy for another fire");
+	ok(store_job_busy(b, job, 60, &busy, &err) == 0 && !busy,
+	    "but not for its own");
 	ok(store_run_end(a, id, now + 1500, 3 << 8, out, strlen(out),
 	    &err) == 0, "run end");
+	ok(store_job_busy(b, job, 120, &busy, &err) == 0 && !busy,
+	    "not busy once ended");
 	ok(store_run_start(a, job, 120, 1, 4243, now, &id2, &err) == 0,
 	    "second run");
 	ok(store_run_end(a, id2, now + 10, 9, "", 0, &err) == 0,
