@@ -13,11 +13,14 @@
  * try to claim every job at every fire of the run, starting at a
  * different job so that they meet on rows now and then, as nodes do.
  * Reported: attempts per second (each process's claim calls), fires won
- * per second, and the latency of one call (p50, p99).  A benchmark only
+ * per second, the latency of one call (p50, p99) and the contenders'
+ * own CPU time per call (connecting included), which shows what the
+ * store adds to the client's work without the noise of disk flushes.  A benchmark only
  * measures: it reads the monotonic clock itself, at microsecond grain.
  */
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -36,6 +39,7 @@
 
 struct result {
 	double		 secs;
+	double		 cpu;		/* contenders' CPU seconds */
 	uint64_t	 calls;
 	uint64_t	 won;
 	uint32_t	*lat;		/* shared, per call, microseconds */
@@ -149,6 +153,7 @@ run(int raw, int batch, int k, struct result *res)
 {
 	uint64_t	*counts, t0;
 	uint32_t	*lat;
+	struct rusage	 ru0, ru1;
 	size_t		 per = MAXLAT / k, i, n;
 	pid_t		*pids;
 	int		 p[2], nfires, c, status;
@@ -181,6 +186,7 @@ run(int raw, int batch, int k, struct result *res)
 		}
 	}
 	close(p[0]);
+	getrusage(RUSAGE_CHILDREN, &ru0);
 	/* Let them connect, then release all at once. */
 	usleep(300000);
 	t0 = now_us();
@@ -194,6 +200,11 @@ run(int raw, int batch, int k, struct result *res)
 			errx(1, "a contender failed");
 	}
 	res->secs = (double)(now_us() - t0) / 1e6;
+	getrusage(RUSAGE_CHILDREN, &ru1);
+	res->cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
+	    ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+	    (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
+	    ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
 	res->calls = res->won = 0;
 	for (c = 0; c < k; c++) {
 		res->calls += counts[2 * c];
@@ -221,6 +232,7 @@ merge(struct result *a, struct result *b)
 	size_t		 n = a->nlat + b->nlat;
 
 	a->secs += b->secs;
+	a->cpu += b->cpu;
 	a->calls += b->calls;
 	a->won += b->won;
 	if (n > MAXLAT)
@@ -242,8 +254,9 @@ report(const char *backend, const char *mode, int k, const char *client,
 		p50 = r->lat[r->nlat / 2];
 		p99 = r->lat[r->nlat * 99 / 100];
 	}
-	printf("%-6s %-6s %2d %-5s %9.0f %9.0f %8u %8u\n", backend, mode, k,
-	    client, r->calls / r->secs, r->won / r->secs, p50, p99);
+	printf("%-6s %-6s %2d %-5s %9.0f %9.0f %8u %8u %8.1f\n", backend,
+	    mode, k, client, r->calls / r->secs, r->won / r->secs, p50, p99,
+	    r->cpu * 1e6 / (double)r->calls);
 	fflush(stdout);
 	munmap(r->lat, MAXLAT * sizeof(*r->lat));
 }
@@ -318,8 +331,8 @@ main(int argc, char *argv[])
 	store_close(st);
 	free(jobs);
 
-	printf("%-6s %-6s %2s %-5s %9s %9s %8s %8s\n", "store", "mode", "K",
-	    "via", "calls/s", "won/s", "p50 us", "p99 us");
+	printf("%-6s %-6s %2s %-5s %9s %9s %8s %8s %8s\n", "store", "mode",
+	    "K", "via", "calls/s", "won/s", "p50 us", "p99 us", "cpu us");
 	if ((kp = strdup(ks)) == NULL)
 		err(1, NULL);
 	for (tok = strtok(kp, ","); tok != NULL; tok = strtok(NULL, ",")) {

@@ -25,21 +25,29 @@ echo "# SQLite: synchronous=FULL, WAL; MariaDB: innodb_flush_log_at_trx_commit=$
 "$BENCH" "$@" "$MDB_URL" "$MDB_CNF" | tail -n +2 | tee "$T/mysql.out"
 
 # Overhead of the store over the raw client, and batched vs single.
+# Columns: 1 store, 2 mode, 3 K, 4 via, 5 calls/s, 6 won/s, 7 p50,
+# 8 p99, 9 client CPU us per call.
 cat "$T/sqlite.out" "$T/mysql.out" | awk '
 	$1 == "store" { next }
-	{ key = $1 " " $2 " " $3 }
-	$4 == "store" { s[key] = $6 }
-	$4 == "raw" { r[key] = $6 }
+	{ key = $1 " " $2 " " $3; if (!(key in seen)) order[n++] = key
+	  seen[key] = 1 }
+	$4 == "store" { s[key] = $6; sp[key] = $7; sc[key] = $9 }
+	$4 == "raw" { r[key] = $6; rp[key] = $7; rc[key] = $9 }
 	$1 == "mysql" && $4 == "store" && $2 == "single" { single[$3] = $6 }
 	$1 == "mysql" && $4 == "store" && $2 == "batch" { batch[$3] = $6 }
 	END {
-		print "# store overhead over raw (fires won/s, raw/store - 1):"
-		for (k in s)
-			if (r[k] > 0 && s[k] > 0)
-				printf "#   %-16s %+6.1f%%\n", k, \
-				    (r[k] / s[k] - 1) * 100
+		print "# store over raw: fires won/s (raw/store - 1), p50" \
+		    " latency, client CPU per call added as a share of p50:"
+		for (i = 0; i < n; i++)
+			if ((k = order[i]) in s && r[k] > 0 && s[k] > 0 &&
+			    rp[k] > 0)
+				printf "#   %-16s won %+6.1f%%  p50 %+6.1f%%" \
+				    "  cpu %+5.1f us = %+5.1f%% of p50\n", k, \
+				    (r[k] / s[k] - 1) * 100, \
+				    (sp[k] / rp[k] - 1) * 100, \
+				    sc[k] - rc[k], (sc[k] - rc[k]) / rp[k] * 100
 		print "# MariaDB batched vs single, fires won/s, store:"
-		for (k in single)
+		for (k = 1; k <= 256; k++)
 			if (single[k] > 0)
 				printf "#   K=%-3s %.1fx\n", k, \
 				    batch[k] / single[k]

@@ -1862,6 +1862,20 @@ store_runs_list(struct store *st, const char *job, size_t limit,
 }
 
 int
+store_runs_latest(struct store *st, struct store_run **out, size_t *n,
+    struct store_error *err)
+{
+	struct list_arg	 a;
+
+	err = err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.s = S_RUNS_LATEST;
+	return (runs_list(st, &a, out, n, err));
+}
+
+int
 store_runs_running(struct store *st, const char *node,
     struct store_run **out, size_t *n, struct store_error *err)
 {

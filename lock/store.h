@@ -95,7 +95,9 @@ struct store_config {
 /*
  * store_open() connects as the config says, creates the schema or
  * migrates it forward to the current version, and returns the store in
- * *out.  A schema newer than this program's is refused (STORE_FATAL).
+ * *out.  A schema newer than this program's is refused (STORE_FATAL),
+ * and so is a multi-writer Galera cluster, whose writers are not
+ * serialised by row locks.
  * Returns 0, or -1 with *out NULL and *err filled.  The caller closes
  * the store with store_close(), which accepts NULL.
  */
@@ -259,6 +261,13 @@ int	 store_runs_running(struct store *, const char *, struct store_run **,
  * forbids overlap asks before it starts.
  */
 int	 store_job_busy(struct store *, const char *, time_t, int *,
+	    struct store_error *);
+/*
+ * store_runs_latest() returns the newest record of every job that has
+ * one (its last result, missed and skipped fires included), for the
+ * jobs listing, in a new array the caller frees with store_runs_free().
+ */
+int	 store_runs_latest(struct store *, struct store_run **, size_t *,
 	    struct store_error *);
 void	 store_runs_free(struct store_run *, size_t);
 

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <mysql.h>
 #include <errmsg.h>
@@ -55,6 +56,7 @@ static int	 my_begin(struct store *, struct store_error *);
 static int	 my_commit(struct store *, struct store_error *);
 static void	 my_rollback(struct store *);
 static int64_t	 my_insert_id(struct store *);
+static int	 my_galera(struct store *, struct store_error *);
 
 static const char *const my_text[S_COUNT] = {
 	[S_META_GET] = SQL_META_GET,
@@ -87,6 +89,7 @@ static const char *const my_text[S_COUNT] = {
 	[S_RUNS_RUNNING] = SQL_RUNS_RUNNING,
 	[S_RUNS_RUNNING_NODE] = SQL_RUNS_RUNNING_NODE,
 	[S_JOB_BUSY] = SQL_JOB_BUSY,
+	[S_RUNS_LATEST] = SQL_RUNS_LATEST,
 	[S_BEAT_READ] = SQL_BEAT_READ,
 	[S_BEAT] = SQL_BEAT_INSERT " ON DUPLICATE KEY UPDATE "
 	    "started = IF(?, VALUES(started), started), "
@@ -331,6 +334,42 @@ my_connect(struct store *st, struct store_error *err)
 			my_disconnect(st);
 			return (-1);
 		}
+	if (my_galera(st, err) == -1) {
+		my_disconnect(st);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A Galera cluster certifies each writer's transactions on commit
+ * instead of serialising the writers through row locks, so FOR UPDATE
+ * (and SKIP LOCKED) mean nothing across its nodes.  Until a test shows
+ * that the claims still have one winner there, refuse it.  Servers
+ * without the variable (MySQL) are not Galera.
+ */
+static int
+my_galera(struct store *st, struct store_error *err)
+{
+	struct mysql_be	*be = st->s_be;
+	MYSQL_RES	*res;
+	MYSQL_ROW	 row;
+	int		 on = 0;
+
+	if (mysql_query(be->m, "SELECT @@GLOBAL.wsrep_on") != 0)
+		return (0);
+	if ((res = mysql_store_result(be->m)) == NULL)
+		return (0);
+	if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
+		on = strcmp(row[0], "1") == 0 || strcasecmp(row[0], "ON") == 0;
+	mysql_free_result(res);
+	if (on) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "mysql %s: the "
+		    "server is a Galera cluster node (wsrep_on); clustercron "
+		    "needs a single writer: point every node at one server",
+		    st->s_db);
+		return (-1);
+	}
 	return (0);
 }
 

@@ -64,6 +64,9 @@
 #define SQL_RUNS_RUNNING SQL_RUNCOLS " WHERE state = 0 ORDER BY id"
 #define SQL_RUNS_RUNNING_NODE \
 	SQL_RUNCOLS " WHERE state = 0 AND node = ? ORDER BY id"
+#define SQL_RUNS_LATEST \
+	SQL_RUNCOLS " WHERE id IN (SELECT MAX(id) FROM runs GROUP BY " \
+	"job_id) ORDER BY job_id"
 #define SQL_JOB_BUSY \
 	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire <> ? AND " \
 	"state = 0"

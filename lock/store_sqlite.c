@@ -90,6 +90,7 @@ static const char *const sq_text[S_COUNT] = {
 	[S_RUNS_RUNNING] = SQL_RUNS_RUNNING,
 	[S_RUNS_RUNNING_NODE] = SQL_RUNS_RUNNING_NODE,
 	[S_JOB_BUSY] = SQL_JOB_BUSY,
+	[S_RUNS_LATEST] = SQL_RUNS_LATEST,
 	[S_BEAT_READ] = SQL_BEAT_READ,
 	[S_BEAT] = SQL_BEAT_INSERT " ON CONFLICT (name) DO UPDATE SET "
 	    "started = CASE WHEN ? THEN excluded.started ELSE started END, "

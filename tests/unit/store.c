@@ -324,6 +324,13 @@ test_runs(struct store *a, struct store *b)
 	ok(store_runs_list(a, NULL, 2, &r, &n, &err) == 0 && n == 2,
 	    "list with a limit");
 	store_runs_free(r, n);
+	ok(store_runs_latest(b, &r, &n, &err) == 0 && n >= 1,
+	    "latest record of each job");
+	for (i = 0; i < n; i++)
+		if (strcmp(r[i].r_job, job) == 0)
+			ok(r[i].r_state == RUN_MISSED && r[i].r_fire == 180,
+			    "the job's latest is its missed fire");
+	store_runs_free(r, n);
 	for (i = 0; i < 10; i++)
 		if (store_run_start(a, job, 1000 + (time_t)i, 1, 1, now,
 		    &id, &err) == -1 ||
