@@ -10,8 +10,9 @@
  *
  * Failure handling.  Every public operation runs through run_op(),
  * which (re)connects with back-off, runs the operation's body, rolls
- * back an open transaction on failure, retries a deadlock or lock wait
- * up to sc_retries times and, after a lost connection, reconnects once
+ * back an open transaction on failure, retries a deadlock up to
+ * sc_retries times (a lock wait that timed out once) and, after a lost
+ * connection, reconnects once
  * at once and runs the body again.  Each body is written so that
  * running it again after a lost result is safe and tells the truth:
  * claims read the row (see store.h), run starts find their own row by
@@ -352,7 +353,12 @@ run_op(struct store *st, op_fn fn, void *arg, struct store_error *err)
 			st->s_ops->o_rollback(st);
 			st->s_in_trx = 0;
 		}
-		if (err->se_kind == SE_RETRY && tries < st->s_retries) {
+		/*
+		 * A deadlock costs little to retry; a lock wait that
+		 * timed out has already waited long, so once is enough.
+		 */
+		if ((err->se_kind == SE_RETRY && tries < st->s_retries) ||
+		    (err->se_kind == SE_WAITED && tries == 0)) {
 			retry_pause(tries++);
 			continue;
 		}

@@ -86,6 +86,7 @@ enum stmt {
 #define SE_RETRY	1	/* deadlock, lock wait, busy: retry */
 #define SE_LOST		2	/* connection lost: reconnect */
 #define SE_DUP		3	/* unique key violated */
+#define SE_WAITED	4	/* a lock wait timed out: retry once */
 
 typedef int	(*store_row_fn)(void *, const struct sval *, size_t);
 

@@ -212,9 +212,10 @@ my_kind(unsigned int e)
 {
 	switch (e) {
 	case 1213:	/* ER_LOCK_DEADLOCK */
-	case 1205:	/* ER_LOCK_WAIT_TIMEOUT */
 	case 1317:	/* ER_QUERY_INTERRUPTED */
 		return (SE_RETRY);
+	case 1205:	/* ER_LOCK_WAIT_TIMEOUT */
+		return (SE_WAITED);
 	case 1062:	/* ER_DUP_ENTRY */
 		return (SE_DUP);
 	case 1053:	/* ER_SERVER_SHUTDOWN */
@@ -237,6 +238,7 @@ my_seterr(struct store *st, unsigned int e, const char *msg, const char *what,
 
 	switch (kind) {
 	case SE_RETRY:
+	case SE_WAITED:
 	case SE_LOST:
 		cls = STORE_TRANSIENT;
 		break;

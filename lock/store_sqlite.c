@@ -214,7 +214,12 @@ sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
-		store_seterr(err, STORE_TRANSIENT, SE_RETRY, rc,
+		/*
+		 * A stale snapshot fails at once and is worth retrying;
+		 * plain busy comes after the busy handler waited its fill.
+		 */
+		store_seterr(err, STORE_TRANSIENT, rc == SQLITE_BUSY_SNAPSHOT ||
+		    (rc & 0xff) == SQLITE_LOCKED ? SE_RETRY : SE_WAITED, rc,
 		    "sqlite %s: %s: %s", st->s_path, what, msg);
 		break;
 	case SQLITE_CONSTRAINT:
