@@ -130,6 +130,7 @@ static const char *const fault_points[] = {
 	"beat.read.before", "beat.read.after",
 	"beat.before", "beat.after",
 	"table.before", "table.after",
+	"connect.before",
 	NULL
 };
 
@@ -310,7 +311,13 @@ store_ready(struct store *st, struct store_error *err)
 		    (long long)(st->s_next_connect - now));
 		return (-1);
 	}
+	if (fault_at("connect", "before") != STORE_FAULT_NONE) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "cannot connect to the store (injected)");
+		goto failed;
+	}
 	if (st->s_ops->o_connect(st, err) == -1) {
+failed:
 		st->s_backoff = st->s_backoff == 0 ? BACKOFF_MIN :
 		    st->s_backoff * 2;
 		if (st->s_backoff > BACKOFF_MAX)

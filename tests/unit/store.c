@@ -581,6 +581,11 @@ test_faults(struct store *a, struct store *b)
 				    &err);
 			ok(rc == 0, "%s: table written once (%s)", *pt,
 			    err.se_msg);
+		} else if (strcmp(*pt, "connect.before") == 0) {
+			/* Walked below, with the resolution it delays. */
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			reached++;
+			continue;
 		} else
 			ok(0, "%s: fault point not walked", *pt);
 		if (store_fault_hits() > 0)
@@ -592,6 +597,44 @@ test_faults(struct store *a, struct store *b)
 	}
 	ok(reached >= (is_mysql ? 28 : 36), "%d fault points reached",
 	    reached);
+
+	/*
+	 * The result is lost and so is the way back: the call reports
+	 * the loss, and a later call, once the back-off allows, learns
+	 * the truth from the row.
+	 */
+	fire += 60;
+	store_fault_set(is_mysql ? "claim.after" : "claim.commit.after", 1,
+	    STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(a, id, fire, &won, &err);
+	ok(rc == -1 && err.se_lost && !won,
+	    "lost result, no reconnection: reported lost (%s)", err.se_msg);
+	ok(store_fault_hits() == 2, "both faults hit");
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_claim(a, id, fire, &won, &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	ok(rc == 0 && won, "a later call finds the fire was ours");
+	ok(store_claim(b, id, fire, &won, &err) == 0 && !won,
+	    "and no one else's");
+	fire += 60;
+	store_fault_set("batch.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == -1 && err.se_lost && nwon == 0,
+	    "batch: lost result, no reconnection: reported lost");
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon,
+		    &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	ok(rc == 0 && nwon == 4, "batch: a later call finds all four ours");
+	ok(store_claim_batch(b, bids, 4, fire, 4, won4, &nwon, &err) == 0 &&
+	    nwon == 0, "batch: and none B's");
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
 
 	/* A deadlock is retried; a failure is reported, never a win. */
 	fire += 60;
