@@ -624,9 +624,17 @@ schema_setup(struct store *st, int target, struct store_error *err)
 	if (o->o_ddl_trx) {
 		if (xbegin(st, err) == -1)
 			return (-1);
-	} else if (xexec(st, "schema", S_LOCK, 0, NULL, 0, NULL, NULL, NULL,
-	    err) == -1)
-		return (-1);
+	} else {
+		memset(&m, 0, sizeof(m));
+		if (xexec(st, "schema", S_LOCK, 0, NULL, 0, meta_row, &m, NULL,
+		    err) == -1)
+			return (-1);
+		if (!m.found || m.v != 1) {
+			store_seterr(err, STORE_TRANSIENT, SE_OTHER, 0,
+			    "another node holds the schema lock");
+			return (-1);
+		}
+	}
 	memset(&m, 0, sizeof(m));
 	if (xexec(st, "schema", S_META_GET, 0, NULL, 0, meta_row, &m, NULL,
 	    err) == -1)
