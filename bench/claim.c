@@ -15,8 +15,9 @@
  * Reported: attempts per second (each process's claim calls), fires won
  * per second, the latency of one call (p50, p99) and the contenders'
  * own CPU time per call (connecting included), which shows what the
- * store adds to the client's work without the noise of disk flushes.  A benchmark only
- * measures: it reads the monotonic clock itself, at microsecond grain.
+ * store adds to the client's work without the noise of disk flushes.
+ * A benchmark only measures: it reads the monotonic clock itself, at
+ * microsecond grain.
  */
 
 #include <sys/mman.h>
@@ -52,6 +53,16 @@ static long		 attempts = 6000;
 static char		(*ids)[40];
 static const char	**idp;
 static time_t		 fire_base = 1900000000;
+
+static uint64_t	 now_us(void);
+static int	 cmp_u32(const void *, const void *);
+static struct store *open_store(const char *);
+static void	 contend(int, int, int, int, time_t, int, uint32_t *, size_t,
+		    uint64_t *, uint64_t *, int);
+static void	 run(int, int, int, struct result *);
+static void	 merge(struct result *, struct result *);
+static void	 report(const char *, const char *, int, const char *,
+		    struct result *);
 
 static uint64_t
 now_us(void)

@@ -37,6 +37,12 @@ struct raw {
 	char		 err[256];
 };
 
+static char	*in_list(const char *, size_t, const char *);
+static MYSQL_STMT *my_prep(struct raw *, const char *);
+static sqlite3_stmt *sq_prep(struct raw *, const char *);
+static int	 sq_busy(void *, int);
+static int	 sq_step(struct raw *, sqlite3_stmt *);
+
 static char *
 in_list(const char *pre, size_t n, const char *post)
 {

@@ -44,6 +44,11 @@
 #define BACKOFF_MAX	5000
 #define OPTFILE_MAX	(1024 * 1024)
 
+struct claim_arg;
+struct count_arg;
+struct list_arg;
+struct vec;
+
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 
 static int	 run_op(struct store *, op_fn, void *, struct store_error *);
@@ -61,6 +66,70 @@ static int	 schema_setup(struct store *, int, struct store_error *);
 static int	 cut_row(void *, const struct sval *, size_t);
 static size_t	 piece(size_t, size_t);
 static char	*dupn(const char *, size_t);
+static struct store_error *err_init(struct store_error *);
+static void	 retry_pause(unsigned int);
+static const char *str_of(const struct sval *);
+static int64_t	 int_of(const struct sval *);
+static void	*vec_push(struct vec *);
+static int	 nomem(struct store_error *);
+static int	 meta_row(void *, const struct sval *, size_t);
+static int	 version_fn(struct store *, void *, struct store_error *);
+static int	 force_fn(struct store *, void *, struct store_error *);
+static int	 seed_fn(struct store *, void *, struct store_error *);
+static int	 now_fn(struct store *, void *, struct store_error *);
+static struct sval clip(const char *, size_t);
+static int64_t	 job_digest(const struct store_job *);
+static int	 digest_row(void *, const struct sval *, size_t);
+static int	 digest_cmp(const void *, const void *);
+static void	 digests_free(struct vec *);
+static int	 reg_fn(struct store *, void *, struct store_error *);
+static int	 job_row(void *, const struct sval *, size_t);
+static int	 list_fn(struct store *, void *, struct store_error *);
+static int	 list_run(struct store *, struct list_arg *, void **, size_t *,
+		    struct store_error *);
+static void	 jobs_free(void *, size_t);
+static int	 count_row(void *, const struct sval *, size_t);
+static int	 pause_fn(struct store *, void *, struct store_error *);
+static int	 uncertain_find(struct store *, const char *, time_t);
+static void	 uncertain_add(struct store *, const char *, time_t);
+static void	 uncertain_del(struct store *, const char *, time_t);
+static int	 claim_row(void *, const struct sval *, size_t);
+static int	 claim_read(struct store *, struct claim_arg *,
+		    struct store_error *);
+static int	 claim_fn(struct store *, void *, struct store_error *);
+static int	 batch_row(void *, const struct sval *, size_t);
+static size_t	 pad_ids(struct sval *, size_t, const char *const *,
+		    const size_t *, size_t);
+static int	 batch_fn(struct store *, void *, struct store_error *);
+static int	 find_row(void *, const struct sval *, size_t);
+static int	 start_fn(struct store *, void *, struct store_error *);
+static int	 end_fn(struct store *, void *, struct store_error *);
+static int	 note_fn(struct store *, void *, struct store_error *);
+static int	 run_row(void *, const struct sval *, size_t);
+static void	 runs_free(void *, size_t);
+static int	 runs_list(struct store *, struct list_arg *,
+		    struct store_run **, size_t *, struct store_error *);
+static int	 busy_fn(struct store *, void *, struct store_error *);
+static int	 beat_row(void *, const struct sval *, size_t);
+static int	 beat_fn(struct store *, void *, struct store_error *);
+static int	 drain_fn(struct store *, void *, struct store_error *);
+static int	 node_row(void *, const struct sval *, size_t);
+static void	 nodes_free(void *, size_t);
+static int	 lost_fn(struct store *, void *, struct store_error *);
+static int	 holder_row(void *, const struct sval *, size_t);
+static int	 lease_take(struct store *, struct count_arg *,
+		    struct store_error *);
+static int	 lease_fn(struct store *, void *, struct store_error *);
+static int	 drop_fn(struct store *, void *, struct store_error *);
+static int	 trimjob_row(void *, const struct sval *, size_t);
+static void	 strs_free(struct vec *);
+static int	 trim_fn(struct store *, void *, struct store_error *);
+static int	 table_row(void *, const struct sval *, size_t);
+static int	 table_get_fn(struct store *, void *, struct store_error *);
+static int	 same_text(const char *, const char *);
+static int	 table_put_fn(struct store *, void *, struct store_error *);
+static int	 tables_row(void *, const struct sval *, size_t);
+static void	 tables_free(void *, size_t);
 
 /* Values. */
 #define SVI(x)	((struct sval){ SV_INT, (int64_t)(x), NULL, 0 })

@@ -57,6 +57,20 @@ static int	 my_commit(struct store *, struct store_error *);
 static void	 my_rollback(struct store *);
 static int64_t	 my_insert_id(struct store *);
 static int	 my_galera(struct store *, struct store_error *);
+static int	 my_kind(unsigned int);
+static void	 my_seterr(struct store *, unsigned int, const char *,
+		    const char *, struct store_error *);
+static void	 my_err(struct store *, const char *, struct store_error *);
+static void	 my_stmt_err(struct store *, MYSQL_STMT *, const char *,
+		    struct store_error *);
+static void	 wipe(char *);
+static int	 my_lost(struct store *, struct store_error *);
+static const char *my_unit(enum stmt);
+static unsigned int	 my_class(size_t);
+static char	*my_expand(const char *, const char *, size_t);
+static MYSQL_STMT *my_stmt(struct store *, enum stmt, size_t,
+		    struct store_error *);
+static int	 is_int_type(enum enum_field_types);
 
 static const char *const my_text[S_COUNT] = {
 	[S_META_GET] = SQL_META_GET,

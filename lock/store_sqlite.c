@@ -56,6 +56,17 @@ static int	 sq_begin(struct store *, struct store_error *);
 static int	 sq_commit(struct store *, struct store_error *);
 static void	 sq_rollback(struct store *);
 static int64_t	 sq_insert_id(struct store *);
+static const char *sq_unit(enum stmt);
+static void	 sq_error(struct store *, int, const char *,
+		    struct store_error *);
+static int	 sq_busy(void *, int);
+static int	 sq_lost(struct store *, struct store_error *);
+static unsigned int	 sq_class(size_t);
+static char	*sq_expand(const char *, const char *, size_t);
+static sqlite3_stmt *sq_stmt(struct store *, enum stmt, size_t,
+		    struct store_error *);
+static int	 sq_simple(struct store *, sqlite3_stmt **, const char *,
+		    struct store_error *);
 
 static const char *const sq_text[S_COUNT] = {
 	[S_META_GET] = SQL_META_GET,

@@ -36,6 +36,14 @@ static int		 logfd = -1;
 static const char	*node;
 static unsigned int	 nlost;
 
+static void	 usage(void);
+static void	 open_store(const char *, const char *, const char *);
+static void	 job_id(char *, size_t, int);
+static void	 patience(const struct store_error *, int64_t, const char *);
+static void	 won(const char *, time_t);
+static void	 claim_one(const char *, time_t);
+static int	 claim(int, int, int, int);
+
 static void
 usage(void)
 {

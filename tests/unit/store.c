@@ -29,6 +29,18 @@ static char		 url1[512], url2[512];
 static const char	*cnf;
 static int		 is_mysql;
 
+static struct store *open_node(const char *, const char *, int);
+static void	 mkid(char *, size_t, const char *, int);
+static void	 test_open(void);
+static void	 test_jobs(struct store *);
+static void	 test_claims(struct store *, struct store *);
+static void	 test_batch(struct store *, struct store *);
+static void	 test_runs(struct store *, struct store *);
+static void	 test_nodes(struct store *, struct store *, struct store *);
+static void	 test_tables(struct store *, struct store *);
+static void	 test_faults(struct store *, struct store *);
+static void	 test_schema(void);
+
 static struct store *
 open_node(const char *url, const char *node, int schema)
 {
