@@ -662,6 +662,9 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 		*changed = (int64_t)mysql_stmt_affected_rows(stmt);
 	ret = 0;
 out:
+	/* Rows left unread would put the connection out of step. */
+	if (fetching && ret == -1)
+		mysql_stmt_reset(stmt);
 	if (fetching)
 		mysql_stmt_free_result(stmt);
 	if (meta != NULL)
