@@ -3,7 +3,8 @@
 # ISC licence: see LICENSE.
 #
 # claim-restart-mysql.sh: the MariaDB server is killed (-9) and started
-# again twice in the middle of a claim storm of four contenders.
+# again in the middle of claim storms of four contenders, twice while
+# they claim one by one and once while they claim in batches.
 # Contenders whose claims are in flight learn the outcome from the row
 # once the server is back.  No fire may be won twice; every fire is won
 # once; the store's runs match the contenders' logs.
@@ -22,7 +23,13 @@ storm_until 1400
 mdb_kill
 mdb_start
 storm_wait
-storm_check "$MDB_URL" "$MDB_CNF" 40 60 2400
+# Batches, whose transactions the kill cuts in the middle.
+storm_start "$MDB_URL" "$MDB_CNF" 4 40 61 120 batch
+storm_until 3200
+mdb_kill
+mdb_start
+storm_wait
+storm_check "$MDB_URL" "$MDB_CNF" 40 120 4800
 # The kills did land in the middle of the storm.
 cat "$T"/claimer.*.log
 grep -q 'lost connections' "$T"/claimer.*.log ||
