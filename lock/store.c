@@ -816,6 +816,7 @@ store_close(struct store *st)
 	free(st->s_mysql_file);
 	free(st->s_mysql_group);
 	free(st->s_node);
+	free(st->s_uncertain);
 	free(st);
 }
 
@@ -1323,6 +1324,14 @@ store_job_delete(struct store *st, const char *id, struct store_error *err)
 /* ------------------------------------------------------------------ */
 /* Claims. */
 
+/*
+ * Claims whose result was lost.  A (job, fire) is remembered when the
+ * connection drops while claiming it, and forgotten once a claim of it
+ * has been settled by the row, or once a later fire of the job is
+ * claimed (the earlier one no longer matters).  Normally empty, so the
+ * linear searches cost nothing; after an outage it holds the fires that
+ * were in flight, at most UNCERTAIN_MAX of them (the oldest go first).
+ */
 static int
 uncertain_find(struct store *st, const char *id, time_t fire)
 {
@@ -1335,33 +1344,50 @@ uncertain_find(struct store *st, const char *id, time_t fire)
 	return (-1);
 }
 
-static void
-uncertain_add(struct store *st, const char *id, time_t fire)
-{
-	size_t	 i;
-
-	if (uncertain_find(st, id, fire) != -1)
-		return;
-	if (st->s_nuncertain == UNCERTAIN_MAX) {
-		memmove(&st->s_uncertain[0], &st->s_uncertain[1],
-		    (UNCERTAIN_MAX - 1) * sizeof(st->s_uncertain[0]));
-		st->s_nuncertain--;
-	}
-	i = st->s_nuncertain++;
-	strlcpy(st->s_uncertain[i].u_id, id, sizeof(st->s_uncertain[i].u_id));
-	st->s_uncertain[i].u_fire = fire;
-}
-
+/* Forget the job's fires up to and including `fire'. */
 static void
 uncertain_del(struct store *st, const char *id, time_t fire)
 {
-	int	 i;
+	size_t	 i, j;
 
-	if ((i = uncertain_find(st, id, fire)) == -1)
+	for (i = j = 0; i < st->s_nuncertain; i++) {
+		if (st->s_uncertain[i].u_fire <= fire &&
+		    strcmp(st->s_uncertain[i].u_id, id) == 0)
+			continue;
+		if (i != j)
+			st->s_uncertain[j] = st->s_uncertain[i];
+		j++;
+	}
+	st->s_nuncertain = j;
+}
+
+static void
+uncertain_add(struct store *st, const char *id, time_t fire)
+{
+	struct uncertain	*u;
+	size_t			 cap;
+
+	if (uncertain_find(st, id, fire) != -1)
 		return;
-	memmove(&st->s_uncertain[i], &st->s_uncertain[i + 1],
-	    (st->s_nuncertain - i - 1) * sizeof(st->s_uncertain[0]));
-	st->s_nuncertain--;
+	uncertain_del(st, id, fire - 1);
+	if (st->s_nuncertain == st->s_uncap) {
+		cap = st->s_uncap == 0 ? 16 : st->s_uncap * 2;
+		if (cap > UNCERTAIN_MAX ||
+		    (u = reallocarray(st->s_uncertain, cap, sizeof(*u))) ==
+		    NULL) {
+			if (st->s_nuncertain == 0)
+				return;
+			memmove(&st->s_uncertain[0], &st->s_uncertain[1],
+			    (st->s_nuncertain - 1) * sizeof(*u));
+			st->s_nuncertain--;
+		} else {
+			st->s_uncertain = u;
+			st->s_uncap = cap;
+		}
+	}
+	u = &st->s_uncertain[st->s_nuncertain++];
+	strlcpy(u->u_id, id, sizeof(u->u_id));
+	u->u_fire = fire;
 }
 
 struct claim_arg {
@@ -1633,6 +1659,7 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
     struct store_error *err)
 {
 	struct batch_arg	 a;
+	size_t			 i;
 
 	err = err_init(err);
 	*nwon = 0;
@@ -1646,13 +1673,18 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 	a.max = max;
 	a.won = won;
 	a.nwon = nwon;
-	a.resolve = st->s_batch_fire == fire;
+	for (i = 0; i < n && st->s_nuncertain > 0 && !a.resolve; i++)
+		a.resolve = uncertain_find(st, ids[i], fire) != -1;
 	if (run_op(st, batch_fn, &a, err) == -1) {
+		/* What was in flight is settled when asked again. */
 		if (a.resolve)
-			st->s_batch_fire = fire;
+			for (i = 0; i < n; i++)
+				uncertain_add(st, ids[i], fire);
 		return (-1);
 	}
-	st->s_batch_fire = 0;
+	if (st->s_nuncertain > 0)
+		for (i = 0; i < n; i++)
+			uncertain_del(st, ids[i], fire);
 	return (0);
 }
 

@@ -172,8 +172,10 @@ void	 store_jobs_free(struct store_job *, size_t);
  * has it or a later fire, the job is paused or unknown), or -1 with
  * *won 0 and *err filled: then the outcome is unknown and the caller
  * must not start the job (fail closed).  A later call with the same
- * job and fire resolves it truthfully (it returns won = 1 if an earlier
- * attempt of ours committed).  store_claim_check() only reads: won iff
+ * job and fire, single or batched, resolves it truthfully (it returns
+ * won = 1 if an earlier attempt of ours committed): the store remembers
+ * every claim whose result it lost until it is asked again or a later
+ * fire of the job is claimed.  store_claim_check() only reads: won iff
  * the row says this node holds exactly that fire.
  */
 int	 store_claim(struct store *, const char *, time_t, int *,
@@ -187,7 +189,8 @@ int	 store_claim_check(struct store *, const char *, time_t, int *,
  * another node's batch are skipped (SKIP LOCKED), so contending nodes
  * split the batch; a job not won here may still be free once that
  * other transaction ends, so a caller with slots left may try the
- * remaining ones with store_claim().  On failure every won[i] is 0.
+ * remaining ones with store_claim().  On failure every won[i] is 0
+ * and, as with store_claim(), asking again settles what was in flight.
  */
 int	 store_claim_batch(struct store *, const char *const *, size_t,
 	    time_t, size_t, unsigned char *, size_t *, struct store_error *);

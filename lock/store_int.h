@@ -132,7 +132,12 @@ extern const struct store_ops store_mysql_ops;
 /* The schema version this program writes; o_steps has 1..it. */
 #define STORE_SCHEMA	2
 
-#define UNCERTAIN_MAX	16
+/* Claims whose result was lost, kept until settled (see store.c). */
+#define UNCERTAIN_MAX	65536
+struct uncertain {
+	char		 u_id[STORE_IDLEN + 1];
+	time_t		 u_fire;
+};
 
 struct store {
 	const struct store_ops *s_ops;
@@ -157,12 +162,9 @@ struct store {
 	int64_t		 s_next_connect;
 	int64_t		 s_backoff;
 	/* Claims whose result was lost, resolved when asked again. */
-	struct {
-		char	 u_id[STORE_IDLEN + 1];
-		time_t	 u_fire;
-	}		 s_uncertain[UNCERTAIN_MAX];
+	struct uncertain *s_uncertain;
 	size_t		 s_nuncertain;
-	time_t		 s_batch_fire;	/* a batch whose result was lost */
+	size_t		 s_uncap;
 	int		 s_beat_first;
 };
 

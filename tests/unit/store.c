@@ -646,6 +646,21 @@ test_faults(struct store *a, struct store *b)
 	ok(rc == 0 && nwon == 4, "batch: a later call finds all four ours");
 	ok(store_claim_batch(b, bids, 4, fire, 4, won4, &nwon, &err) == 0 &&
 	    nwon == 0, "batch: and none B's");
+	/* A lost batch settled one claim at a time. */
+	fire += 60;
+	store_fault_set("batch.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == -1 && err.se_lost, "batch lost again");
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_claim(a, bids[0], fire, &won, &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	for (k = 1; k < 4 && rc == 0 && won; k++)
+		rc = store_claim(a, bids[k], fire, &won, &err);
+	ok(rc == 0 && won && k == 4,
+	    "each job of the lost batch is found ours by a single claim");
 	store_fault_set(NULL, 1, STORE_FAULT_NONE);
 
 	/* A deadlock is retried; a failure is reported, never a win. */
