@@ -474,6 +474,8 @@ loop(void)
 			heap_del(&D.d_wall, t);
 			t->t_fn(t);
 		}
+		fire_flush();
+		run_record();
 		if (D.d_stopping && run_count() == 0)
 			break;
 

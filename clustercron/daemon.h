@@ -133,6 +133,7 @@ struct job {
 	char		 j_id[CRON_IDLEN + 1];
 	int		 j_running;	/* runs of it in flight here */
 	int		 j_new;		/* not yet registered */
+	int		 j_deferred;	/* waiting for the preferred node */
 	uint32_t	 j_spread;	/* seconds after each fire */
 };
 
@@ -168,6 +169,7 @@ struct fire {
 	uint32_t	 f_timeout;
 	struct spawn_job *f_sj;
 	int64_t		 f_runid;	/* 0: not recorded */
+	int		 f_torecord;	/* its start is to be recorded */
 	int64_t		 f_start;	/* ms, wall clock */
 	int		 f_killed;	/* 1 TERM sent, 2 KILL sent */
 	int		 f_exited;
@@ -238,6 +240,8 @@ void	 fire_due(struct timer *);
 void	 fire_recover(void);
 uint32_t job_spread(const char *, uint32_t);
 void	 fire_store_ok(void);
+void	 fire_flush(void);
+void	 fire_forget(struct job *);
 
 /* run.c */
 int	 run_start(struct job *, time_t, int);
@@ -246,6 +250,7 @@ void	 run_io(struct fire *, short);
 void	 run_reap(void);
 void	 run_killall(int);
 void	 run_detach_job(struct job *);
+void	 run_record(void);
 size_t	 run_count(void);
 
 /* node.c */

@@ -50,11 +50,26 @@
 #define RECOVER_STEPS	100000
 
 static void	 fire_one(struct job *, time_t, int);
+static void	 fire_won(struct job *, time_t, int, int);
+static int	 queued_cmp(const void *, const void *);
 static int	 overlapping(struct job *, time_t);
 static int	 sjob_cmp(const void *, const void *);
 static void	 recover_timer(struct timer *);
 
 static struct timer	 recover_t = { 0, TIMER_IDLE, recover_timer, NULL };
+
+/*
+ * Cluster fires that came due in this turn of the loop.  They are
+ * claimed together, one transaction for those due at the same instant,
+ * so that a thousand jobs due at once cost the store one commit rather
+ * than a thousand.
+ */
+struct queued {
+	struct job	*q_job;
+	time_t		 q_fire;
+};
+static struct queued	*queue;
+static size_t		 nqueue, queuecap;
 
 /*
  * The spreading delay of a job: its identity (hex digits, the same on
@@ -102,6 +117,18 @@ fire_due(struct timer *t)
 	time_t		 fire = j->j_fire, after = fire;
 	int64_t		 late;
 
+	/*
+	 * Another live node is this fire's preferred claimant: give it
+	 * claim_defer to claim first (node.c).  Decided now, with the
+	 * nodes alive now.
+	 */
+	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER && !j->j_deferred &&
+	    D.d_conf.c_defer_ms > 0 && !node_preferred(j->j_id, fire)) {
+		j->j_deferred = 1;
+		heap_set(&D.d_wall, &j->j_timer, t->t_when +
+		    D.d_conf.c_defer_ms);
+		return;
+	}
 	late = D.d_now - ((int64_t)fire + j->j_spread) * 1000;
 	if (D.d_jump_floor != 0 && after < D.d_jump_floor / 1000)
 		after = (time_t)(D.d_jump_floor / 1000);
@@ -120,6 +147,18 @@ fire_due(struct timer *t)
 		return;
 	}
 	job_schedule(j, after);
+	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER && !D.d_stopping) {
+		/* Claimed together with the others due now: fire_flush(). */
+		if (nqueue == queuecap) {
+			queuecap = queuecap == 0 ? 64 : queuecap * 2;
+			queue = xreallocarray(queue, queuecap,
+			    sizeof(*queue));
+		}
+		queue[nqueue].q_job = j;
+		queue[nqueue].q_fire = fire;
+		nqueue++;
+		return;
+	}
 	fire_one(j, fire, 0);
 }
 
@@ -160,7 +199,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 {
 	struct store_error	 se;
 	char			 when[32];
-	int			 won, busy;
+	int			 won;
 
 	fmt_utc(fire, when, sizeof(when));
 	if (D.d_stopping)
@@ -196,6 +235,18 @@ fire_one(struct job *j, time_t fire, int catchup)
 		return;
 	}
 	fire_store_ok();
+	fire_won(j, fire, won, catchup);
+}
+
+/* The claim of a fire was decided: run it if it is ours. */
+static void
+fire_won(struct job *j, time_t fire, int won, int catchup)
+{
+	struct store_error	 se;
+	char			 when[32];
+	int			 busy;
+
+	fmt_utc(fire, when, sizeof(when));
 	if (!won) {
 		log_debug("(%s) LOST (%s %s)", j->j_owner, j->j_id, when);
 		return;
@@ -311,4 +362,95 @@ fire_recover(void)
  out:
 	free(byid);
 	store_jobs_free(list, n);
+}
+
+static int
+queued_cmp(const void *a, const void *b)
+{
+	const struct queued	*qa = a, *qb = b;
+
+	if (qa->q_fire != qb->q_fire)
+		return (qa->q_fire < qb->q_fire ? -1 : 1);
+	return (0);
+}
+
+/*
+ * Claim the cluster fires queued in this turn: one store_claim_batch()
+ * per instant.  A job the batch did not win may only have been skipped
+ * because another node's transaction held its row, so it is tried
+ * again on its own, which waits for that row and then tells the truth.
+ * Jobs that went away meanwhile were taken off the queue by
+ * fire_forget().
+ */
+void
+fire_flush(void)
+{
+	struct store_error	 se;
+	const char		**ids;
+	unsigned char		*won;
+	size_t			 i, k, n, nwon, total = nqueue;
+	int64_t			 t0 = clock_mono();
+	int			 w;
+
+	if (nqueue == 0)
+		return;
+	if (D.d_st == NULL || D.d_stopping) {
+		D.d_recover = D.d_st == NULL;
+		nqueue = 0;
+		return;
+	}
+	if (D.d_recover) {
+		fire_recover();
+		if (D.d_recover) {
+			nqueue = 0;
+			return;
+		}
+	}
+	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
+	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
+	won = xmalloc(nqueue);
+	for (i = 0; i < nqueue; i = k) {
+		for (k = i; k < nqueue && queue[k].q_fire == queue[i].q_fire;
+		    k++)
+			ids[k - i] = queue[k].q_job->j_id;
+		n = k - i;
+		if (n == 1) {
+			fire_one(queue[i].q_job, queue[i].q_fire, 0);
+			continue;
+		}
+		if (store_claim_batch(D.d_st, ids, n, queue[i].q_fire, n, won,
+		    &nwon, &se) == -1) {
+			store_failed("claiming fires", &se);
+			break;
+		}
+		fire_store_ok();
+		for (n = i; n < k; n++) {
+			w = won[n - i];
+			if (!w && store_claim(D.d_st, queue[n].q_job->j_id,
+			    queue[n].q_fire, &w, &se) == -1) {
+				store_failed("claiming a fire", &se);
+				w = 0;
+			}
+			fire_won(queue[n].q_job, queue[n].q_fire, w, 0);
+		}
+	}
+	free(ids);
+	free(won);
+	nqueue = 0;
+	log_debug("(CRON) FLUSH (%zu fires in %lld ms)", total,
+	    (long long)(clock_mono() - t0));
+}
+
+/* A job goes away: take it off the queue of fires to claim. */
+void
+fire_forget(struct job *j)
+{
+	size_t	 i;
+
+	for (i = 0; i < nqueue; i++) {
+		if (queue[i].q_job == j) {
+			queue[i] = queue[--nqueue];
+			i--;
+		}
+	}
 }

@@ -141,7 +141,6 @@ attempt_start(struct fire *f)
 {
 	struct spawn_req	 sr;
 	struct spawn_err	 se;
-	struct store_error	 ste;
 	struct passwd		*pw;
 	char			 title[128], num[16];
 
@@ -175,18 +174,47 @@ attempt_start(struct fire *f)
 	D.d_nrunning++;
 	if (f->f_job != NULL)
 		f->f_job->j_running++;
-	if (f->f_cluster && D.d_st != NULL) {
-		if (store_run_start(D.d_st, f->f_id, f->f_instant,
-		    f->f_attempt, (int)f->f_sj->sj_pid, f->f_start,
-		    &f->f_runid, &ste) == -1) {
-			store_failed("recording a run", &ste);
-			f->f_runid = 0;
-		}
-	}
+	/*
+	 * The start goes to the store at the end of this turn, once every
+	 * job due now has been started (run_record()).
+	 */
+	f->f_torecord = f->f_cluster;
 	if (f->f_timeout > 0)
 		heap_set(&D.d_mono, &f->f_timer,
 		    clock_mono() + (int64_t)f->f_timeout * 1000);
 	return (0);
+}
+
+/*
+ * Record the starts of the attempts started in this turn.  Starting all
+ * of them first keeps the store's commits out of the way between a
+ * fire and its exec.
+ */
+void
+run_record(void)
+{
+	struct store_error	 se;
+	struct fire		*f;
+	int64_t			 t0 = clock_mono();
+	size_t			 n = 0;
+
+	LIST_FOREACH(f, &D.d_fires, f_entry) {
+		if (!f->f_torecord)
+			continue;
+		n++;
+		f->f_torecord = 0;
+		if (D.d_st == NULL || f->f_sj == NULL)
+			continue;
+		if (store_run_start(D.d_st, f->f_id, f->f_instant,
+		    f->f_attempt, (int)f->f_sj->sj_pid, f->f_start,
+		    &f->f_runid, &se) == -1) {
+			store_failed("recording a run", &se);
+			f->f_runid = 0;
+		}
+	}
+	if (n > 0)
+		log_debug("(CRON) RECORD (%zu starts in %lld ms)", n,
+		    (long long)(clock_mono() - t0));
 }
 
 /* The descriptors of every running attempt and mailer. */
@@ -334,6 +362,8 @@ attempt_end(struct fire *f)
 	if (failed)
 		log_info("(%s) FAILED (%s attempt %d: %s)", f->f_owner,
 		    f->f_id, f->f_attempt, status);
+	if (f->f_torecord)
+		run_record();
 	ob = &f->f_sj->sj_output;
 	if (f->f_runid != 0 && D.d_st != NULL &&
 	    store_run_end(D.d_st, f->f_runid, clock_now_ms(), f->f_wstatus,

@@ -714,6 +714,7 @@ static void
 job_free(struct job *j)
 {
 	heap_del(&D.d_wall, &j->j_timer);
+	fire_forget(j);
 	if (j->j_new)
 		TAILQ_REMOVE(&pending, j, j_pend);
 	run_detach_job(j);
@@ -763,8 +764,7 @@ tables_free(void)
 
 /*
  * Queue the job's next fire strictly after `after' (UTC seconds), at
- * that instant plus its spreading delay, plus the claim deferral when
- * another node is this fire's preferred claimant.
+ * that instant plus its spreading delay.
  */
 void
 job_schedule(struct job *j, time_t after)
@@ -778,10 +778,8 @@ job_schedule(struct job *j, time_t after)
 		return;
 	}
 	j->j_fire = next;
+	j->j_deferred = 0;
 	when = ((int64_t)next + j->j_spread) * 1000;
-	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER &&
-	    !node_preferred(j->j_id, next))
-		when += D.d_conf.c_defer_ms;
 	heap_set(&D.d_wall, &j->j_timer, when);
 }
 

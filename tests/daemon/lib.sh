@@ -115,7 +115,7 @@ dmn_start()
 	*) DAEMONS="$DAEMONS $_n" ;;
 	esac
 	: >"$T/$_n.log"
-	"$CLUSTERCRON" -f -c "$T/$_n/clustercron.conf" "$@" \
+	"$CLUSTERCRON" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" "$@" \
 	    >>"$T/$_n.log" 2>&1 &
 	echo $! >"$T/$_n/pid.shell"
 	if ! wait_for 20 in_log "$_n" 'STARTUP'; then

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# latency.sh: fire latency on a cluster.  Three daemons on a private
+# MariaDB share a table of N jobs (1,000 by default) all due at the same
+# instants (every 20 s); each job execs stamp.c (built here), which
+# writes its scheduled instant and the time it started.  Prints
+# the runs per node, duplicates (must be 0) and the latency from the
+# scheduled instant to the job's start: median, p99, max.
+#
+#	top_srcdir=. top_builddir=. bench/daemon/latency.sh [jobs [rounds]]
+
+N=${1:-1000}
+R=${2:-2}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+export top_srcdir top_builddir
+. "$top_srcdir/tests/daemon/lib.sh"
+rm -rf "$T"
+. "$top_srcdir/tests/lib/mariadb.sh"
+mdb_init
+trap dmn_cleanup EXIT
+mdb_start
+STORE=$MDB_URL
+MYSQL_FILE=$MDB_CNF
+O=$T/jobs
+mkdir -p "$O"
+chmod 777 "$O"
+${CC:-cc} -O2 -o "$T/stamp" "$top_srcdir/bench/daemon/stamp.c" || exit 1
+
+for n in n1 n2 n3; do
+	dmn_setup $n </dev/null
+	{
+		echo "CLUSTERCRON_SECONDS=yes"
+		echo 'MAILTO=""'
+		i=0
+		while [ $i -lt "$N" ]; do
+			echo "*/20 * * * * * $ME exec $T/stamp $O/lat $i"
+			i=$((i + 1))
+		done
+	} >"$T/$n/crontab"
+done
+dmn_start n1
+dmn_start n2
+dmn_start n3
+want=$((N * R))
+wait_for $((25 * R + 30)) at_least "$want" "$O/lat"
+sleep 2
+dmn_stop n1
+dmn_stop n2
+dmn_stop n3
+
+echo "jobs $N, rounds $R, runs $(count_lines "$O/lat") (of at least $want)"
+echo "duplicates: $(awk '{ print $1, $4 }' "$O/lat" | sort | uniq -d | wc -l)"
+awk '{ print $3 }' "$O/lat" | sort | uniq -c | sed 's/^/runs per node: /'
+while read -r fire start node i; do
+	f=$(date -u -d "$(echo "$fire" | sed 's/T/ /; s/Z$//')" +%s)
+	echo "$start $f" | awk '{ printf "%.3f\n", $1 - $2 }'
+done <"$O/lat" | sort -n | awk '{ v[NR] = $1 } END {
+	printf "latency s: median %.3f p99 %.3f max %.3f\n", v[int(NR / 2) + 1],
+	    v[int(NR * 0.99)], v[NR] }'
