@@ -23,6 +23,10 @@ CLUSTERCRON_TIMEOUT=0
 CLUSTERCRON_RETRY=1s,1s
 */10 * * * * * $ME echo \$CLUSTERCRON_JOB_ID >$O/retry.id; echo \$CLUSTERCRON_ATTEMPT >>$O/retry.attempts; exit 3
 CLUSTERCRON_RETRY=0
+@reboot $ME echo \$CLUSTERCRON_NODE >>$O/reboot
+CLUSTERCRON_SPREAD=7s
+*/10 * * * * * $ME echo \$CLUSTERCRON_FIRE_TIME \$(date -u +\%s) >>$O/spread
+CLUSTERCRON_SPREAD=0
 CLUSTERCRON_OVERLAP=forbid
 * * * * * * $ME echo \$CLUSTERCRON_JOB_ID >$O/forbid.id; mkdir $O/lock || touch $O/overlapped; sleep 2.5; rmdir $O/lock
 EOF
@@ -61,8 +65,24 @@ wait_for 10 has_run "$fid" "0 a skipped" ||
     fail "overlap forbidden: no skipped fire recorded"
 test -f "$O/overlapped" && fail "overlap forbidden: two runs at once"
 
+# Spreading: each fire starts the same delay after its instant, the
+# delay derived from the job's identity (so the same on every node).
+wait_for 30 at_least 2 "$O/spread" || fail "spread job did not run twice"
+delays=$(while read -r fire start; do
+	echo $((start - $(date -u -d "$(echo "$fire" | sed 's/T/ /; s/Z$//')" \
+	    +%s)))
+done <"$O/spread" | sort -u)
+contains "spread: one delay, below the spread" "$delays" '^[0-6]$'
+same "spread: the same delay each time" "$(echo "$delays" | wc -l |
+    tr -d ' ')" 1
+same "@reboot ran once" "$(cat "$O/reboot")" a
+
 dmn_stop a
 test -f "$O/child.survived" && fail "timeout left a child of the job"
+dmn_start a
+wait_for 10 in_log a 'CLAIMED' || fail "restarted daemon runs nothing"
+same "@reboot not again on a restart" "$(cat "$O/reboot")" a
+dmn_stop a
 
 # Misfires: a second daemon, stopped while fires pass.
 STORE=sqlite:$T/b.db
