@@ -37,6 +37,7 @@
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
 #define NCOLS	16
+#define BUFLEN	288	/* bytes per text column before fetching more */
 
 struct mysql_be {
 	MYSQL		*m;
@@ -536,11 +537,12 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 	long long	 ints[NCOLS];
 	unsigned long	 lens[NCOLS];
 	my_bool		 nulls[NCOLS], errs[NCOLS];
-	char		*bufs[NCOLS];
-	size_t		 i, nc = 0;
+	char		*bufs[NCOLS], *big[NCOLS];
+	size_t		 caps[NCOLS], i, nc = 0;
 	int		 rc, ret = -1, fetching = 0;
 
 	memset(bufs, 0, sizeof(bufs));
+	memset(big, 0, sizeof(big));
 	if (be == NULL || be->m == NULL)
 		return (my_lost(st, err));
 	if ((stmt = my_stmt(st, s, n, err)) == NULL)
@@ -599,9 +601,16 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 				rb[i].buffer = &ints[i];
 				rb[i].is_unsigned = 0;
 			} else {
+				/* Room for an id or a name; more on demand. */
+				if ((bufs[i] = malloc(BUFLEN)) == NULL) {
+					store_seterr(err, STORE_FATAL,
+					    SE_OTHER, ENOMEM, "out of memory");
+					goto out;
+				}
+				caps[i] = BUFLEN;
 				rb[i].buffer_type = MYSQL_TYPE_BLOB;
-				rb[i].buffer = NULL;
-				rb[i].buffer_length = 0;
+				rb[i].buffer = bufs[i];
+				rb[i].buffer_length = BUFLEN - 1;
 			}
 		}
 		if (mysql_stmt_bind_result(stmt, rb) != 0) {
@@ -627,18 +636,22 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 					cols[i].v_int = ints[i];
 					continue;
 				}
-				free(bufs[i]);
-				if ((bufs[i] = malloc(lens[i] + 1)) == NULL) {
-					store_seterr(err, STORE_FATAL,
-					    SE_OTHER, ENOMEM, "out of memory");
-					goto out;
-				}
-				if (lens[i] > 0) {
+				if (lens[i] >= caps[i]) {
 					MYSQL_BIND	 b;
+					char		*nb;
 
+					/* Truncated: fetch it whole. */
+					if ((nb = malloc(lens[i] + 1)) == NULL) {
+						store_seterr(err, STORE_FATAL,
+						    SE_OTHER, ENOMEM,
+						    "out of memory");
+						goto out;
+					}
+					free(big[i]);
+					big[i] = nb;
 					memset(&b, 0, sizeof(b));
 					b.buffer_type = MYSQL_TYPE_BLOB;
-					b.buffer = bufs[i];
+					b.buffer = nb;
 					b.buffer_length = lens[i];
 					if (mysql_stmt_fetch_column(stmt, &b,
 					    (unsigned int)i, 0) != 0) {
@@ -646,6 +659,11 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 						    err);
 						goto out;
 					}
+					nb[lens[i]] = '\0';
+					cols[i].v_type = SV_TEXT;
+					cols[i].v_str = nb;
+					cols[i].v_len = lens[i];
+					continue;
 				}
 				bufs[i][lens[i]] = '\0';
 				cols[i].v_type = SV_TEXT;
@@ -669,8 +687,10 @@ out:
 		mysql_stmt_free_result(stmt);
 	if (meta != NULL)
 		mysql_free_result(meta);
-	for (i = 0; i < NCOLS; i++)
+	for (i = 0; i < NCOLS; i++) {
 		free(bufs[i]);
+		free(big[i]);
+	}
 	free(pb);
 	return (ret);
 }

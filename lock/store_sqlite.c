@@ -246,8 +246,9 @@ sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 
 /*
  * Wait for the lock in short naps until the timeout, so that a waiting
- * writer takes the lock soon after it is free: 50 to 250 microseconds
- * for the first few milliseconds, then 0.5 to 1.5 ms.
+ * writer takes the lock soon after it is free: 200 to 400 microseconds
+ * for the first twenty milliseconds or so, then 0.5 to 1.5 ms.  Shorter
+ * naps only spend the holder's CPU on waking waiters.
  */
 static int
 sq_busy(void *arg, int count)
@@ -260,7 +261,7 @@ sq_busy(void *arg, int count)
 	else if (clock_mono() - be->busy_start >= be->busy_timeout)
 		return (0);
 	ts.tv_sec = 0;
-	ts.tv_nsec = count < 64 ? 50000L + (long)arc4random_uniform(200000) :
+	ts.tv_nsec = count < 64 ? 200000L + (long)arc4random_uniform(200000) :
 	    500000L + (long)arc4random_uniform(1000000);
 	nanosleep(&ts, NULL);
 	return (1);
