@@ -178,7 +178,8 @@ conf_read(const char *path, int explicit)
 	struct conf_errors	 errs;
 	struct passwd		*pw;
 	struct stat		 sb;
-	char			*home = NULL, *dflt_store, *dflt_pid, *dflt_boot;
+	char			*home = NULL, *dflt_store, *dflt_pid;
+	char			*dflt_boot;
 	char			 host[256];
 	size_t			 i;
 
@@ -666,14 +667,17 @@ daemon_main(int argc, char **argv)
 		    "every %llds)", (long long)(D.d_conf.c_check_ms / 1000));
 	tables_scan_all(0);
 	tables_register(1);
-	/* Give back what loading and registering used for a while. */
-	malloc_trim(0);
 	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
 	if (store_usable()) {
 		fire_recover();
 		node_start();
 	}
 	reboot_jobs();
+	/*
+	 * Give back what loading, registering and the misfire pass used
+	 * for a while: the daemon's size also prices every fork().
+	 */
+	malloc_trim(0);
 
 	loop();
 

@@ -57,13 +57,13 @@ void	 heap_free(struct heap *);
 
 /* The daemon's settings, from clustercron.conf and the command line. */
 struct dconf {
-	char		*c_file;	/* the configuration file, or NULL */
+	char		*c_file;	/* configuration file, or NULL */
 	char		*c_store;
 	char		*c_mysql_file;
 	char		*c_mysql_group;
 	char		*c_node;
 	char		*c_crontab;	/* system table, "" for none */
-	char		*c_crondir;	/* system tables directory, "" none */
+	char		*c_crondir;	/* system tables' directory */
 	char		*c_spool;	/* users' tables, "" none */
 	int		 c_store_tables; /* run the tables ctab stores */
 	char		*c_pidfile;
@@ -71,9 +71,9 @@ struct dconf {
 	char		*c_sendmail;
 	int64_t		 c_shutdown_ms;
 	int64_t		 c_heartbeat_ms;
-	int64_t		 c_check_ms;	/* periodic check without inotify */
+	int64_t		 c_check_ms;	/* check without inotify */
 	int64_t		 c_store_check_ms; /* store tables, MariaDB */
-	int64_t		 c_defer_ms;	/* others wait for the preferred */
+	int64_t		 c_defer_ms;	/* wait for the preferred */
 	int64_t		 c_retry_ms;	/* store reconnection */
 	size_t		 c_output_max;
 	unsigned int	 c_busy_ms;	/* SQLite */
@@ -94,6 +94,7 @@ enum tb_kind {
 };
 
 struct job;
+struct pool;
 
 struct table {
 	RB_ENTRY(table)	 tb_entry;
@@ -109,7 +110,8 @@ struct table {
 	int64_t		 tb_version;
 	int		 tb_seen;	/* mark of the current scan */
 	int		 tb_read;	/* tb_dev .. tb_ctim are valid */
-	struct crontab	*tb_ct;
+	int		 tb_loaded;	/* parsed without error once */
+	struct pool	*tb_pool;	/* the jobs' strings and options */
 	struct job	**tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -119,22 +121,32 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
 
 /*
  * A job: one entry of a table, with its identity and its next fire.
- * j_timer is due at j_fire plus the job's spreading delay.  j_ent
- * points into the table's parsed crontab and is replaced on reload.
+ * j_timer is due at j_fire plus the job's spreading delay.  The parsed
+ * table is not kept: what a job needs of its entry is copied, the
+ * strings, environment and options into its table's pool, where jobs
+ * with the same environment or options share one copy.  The pointers
+ * are replaced when the table is read again.
  */
 struct job {
 	struct timer	 j_timer;	/* on the wall-clock heap */
-	TAILQ_ENTRY(job) j_pend;	/* when j_new */
+	struct cron_sched j_sched;
 	time_t		 j_fire;	/* next scheduled instant */
 	struct table	*j_table;
-	const struct cron_entry *j_ent;
 	const struct cron_tz *j_tz;
+	const struct cron_opts *j_opts;
 	const char	*j_owner;
-	char		 j_id[CRON_IDLEN + 1];
-	int		 j_running;	/* runs of it in flight here */
-	int		 j_new;		/* not yet registered */
-	int		 j_deferred;	/* waiting for the preferred node */
+	const char	*j_cmd;
+	const char	*j_input;	/* standard input, or NULL */
+	const char	*j_when;	/* schedule as written */
+	const char	*j_zone;	/* CRON_TZ, or NULL */
+	const char *const *j_env;
+	TAILQ_ENTRY(job) j_pend;	/* when j_new */
+	uint32_t	 j_line;
 	uint32_t	 j_spread;	/* seconds after each fire */
+	uint16_t	 j_running;	/* runs of it in flight here */
+	uint8_t		 j_new;		/* not yet registered */
+	uint8_t		 j_deferred;	/* preferred node first */
+	char		 j_id[CRON_IDLEN + 1];
 };
 
 /*
@@ -159,7 +171,6 @@ struct fire {
 	char		*f_input;
 	size_t		 f_inputlen;
 	char		**f_env;
-	char		*f_mailto;	/* NULL: to the owner; "": none */
 	time_t		 f_instant;
 	int		 f_cluster;	/* claimed in the store */
 	int		 f_mailer;	/* a mailer, not a job */
@@ -169,7 +180,7 @@ struct fire {
 	uint32_t	 f_timeout;
 	struct spawn_job *f_sj;
 	int64_t		 f_runid;	/* 0: not recorded */
-	int		 f_torecord;	/* its start is to be recorded */
+	int		 f_torecord;	/* start not yet recorded */
 	int64_t		 f_start;	/* ms, wall clock */
 	int		 f_killed;	/* 1 TERM sent, 2 KILL sent */
 	int		 f_exited;
@@ -195,10 +206,10 @@ struct daemon {
 	int		 d_recover;	/* misfire pass owed */
 	struct heap	 d_wall;	/* fires, ms on the wall clock */
 	struct heap	 d_mono;	/* everything else, monotonic */
-	int64_t		 d_now;		/* wall clock, ms, this turn */
+	int64_t		 d_now;		/* wall clock, ms */
 	int64_t		 d_mono_now;
-	int64_t		 d_jump_floor;	/* after a forward jump, else 0 */
-	int64_t		 d_trimmed;	/* last trim of the history, mono */
+	int64_t		 d_jump_floor;	/* after a jump forward */
+	int64_t		 d_trimmed;	/* last trim, monotonic */
 	struct tables	 d_tables;
 	struct fires	 d_fires;	/* and mailers */
 	size_t		 d_nrunning;
@@ -209,7 +220,7 @@ struct daemon {
 	size_t		 d_nnodes;
 	int		 d_ino;		/* inotify, or -1 */
 	struct timer	 d_scan_timer;	/* debounce of changes */
-	struct timer	 d_check_timer;	/* periodic fallback check */
+	struct timer	 d_check_timer;	/* fallback check */
 	struct timer	 d_beat_timer;
 	struct timer	 d_open_timer;	/* store reconnection */
 	struct timer	 d_stcheck_timer; /* store tables poll */

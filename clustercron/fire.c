@@ -19,7 +19,8 @@
  *	running --failed, retries left--> waiting --delay--> running (next
  *	                                                     attempt)
  *	missed (no node claimed it in time) --catch-up policy, within the
- *	    grace, claim won--> running; otherwise claim won --> missed (noted)
+ *	    grace, claim won--> running; otherwise claim won --> missed
+ *	    (noted)
  *
  * The claim is the only decision point between nodes: whatever a node
  * does with a fire (run it, note it skipped or missed) it does after
@@ -122,7 +123,7 @@ fire_due(struct timer *t)
 	 * claim_defer to claim first (node.c).  Decided now, with the
 	 * nodes alive now.
 	 */
-	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER && !j->j_deferred &&
+	if (j->j_opts->o_scope == SCOPE_CLUSTER && !j->j_deferred &&
 	    D.d_conf.c_defer_ms > 0 && !node_preferred(j->j_id, fire)) {
 		j->j_deferred = 1;
 		heap_set(&D.d_wall, &j->j_timer, t->t_when +
@@ -140,14 +141,14 @@ fire_due(struct timer *t)
 		 */
 		after = (time_t)(D.d_now / 1000);
 		job_schedule(j, after);
-		if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER) {
+		if (j->j_opts->o_scope == SCOPE_CLUSTER) {
 			D.d_recover = 1;
 			fire_store_ok();
 		}
 		return;
 	}
 	job_schedule(j, after);
-	if (j->j_ent->e_opts.o_scope == SCOPE_CLUSTER && !D.d_stopping) {
+	if (j->j_opts->o_scope == SCOPE_CLUSTER && !D.d_stopping) {
 		/* Claimed together with the others due now: fire_flush(). */
 		if (nqueue == queuecap) {
 			queuecap = queuecap == 0 ? 64 : queuecap * 2;
@@ -176,7 +177,7 @@ overlapping(struct job *j, time_t fire)
 
 	if (j->j_running > 0)
 		return (1);
-	if (j->j_ent->e_opts.o_scope == SCOPE_NODE)
+	if (j->j_opts->o_scope == SCOPE_NODE)
 		return (0);
 	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
 		store_failed("reading running jobs", &se);
@@ -204,8 +205,8 @@ fire_one(struct job *j, time_t fire, int catchup)
 	fmt_utc(fire, when, sizeof(when));
 	if (D.d_stopping)
 		return;
-	if (j->j_ent->e_opts.o_scope == SCOPE_NODE) {
-		if (j->j_ent->e_opts.o_overlap == OVERLAP_FORBID &&
+	if (j->j_opts->o_scope == SCOPE_NODE) {
+		if (j->j_opts->o_overlap == OVERLAP_FORBID &&
 		    j->j_running > 0) {
 			log_info("(%s) SKIPPED (%s %s: still running)",
 			    j->j_owner, D.d_conf.c_node, when);
@@ -253,7 +254,7 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 	}
 	log_info("(%s) CLAIMED (%s %s%s)", j->j_owner, D.d_conf.c_node, when,
 	    catchup ? ", catching up" : "");
-	if (j->j_ent->e_opts.o_overlap == OVERLAP_FORBID) {
+	if (j->j_opts->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
 		if (busy) {
@@ -271,8 +272,10 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 static int
 sjob_cmp(const void *a, const void *b)
 {
-	const struct store_job	*ja = *(const struct store_job *const *)a;
-	const struct store_job	*jb = *(const struct store_job *const *)b;
+	const struct store_job	*ja, *jb;
+
+	ja = *(const struct store_job *const *)a;
+	jb = *(const struct store_job *const *)b;
 
 	return (strcmp(ja->j_id, jb->j_id));
 }
@@ -317,8 +320,8 @@ fire_recover(void)
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (k = 0; k < tb->tb_njobs; k++) {
 			j = tb->tb_jobs[k];
-			if (j->j_ent->e_opts.o_scope != SCOPE_CLUSTER ||
-			    j->j_ent->e_sched.s_flags & SCHED_REBOOT)
+			if (j->j_opts->o_scope != SCOPE_CLUSTER ||
+			    j->j_sched.s_flags & SCHED_REBOOT)
 				continue;
 			key.j_id = j->j_id;
 			kp = &key;
@@ -327,18 +330,18 @@ fire_recover(void)
 				continue;
 			limit = now - (time_t)j->j_spread - RECOVER_MARGIN -
 			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
-			if (sched_next(&j->j_ent->e_sched, j->j_tz,
+			if (sched_next(&j->j_sched, j->j_tz,
 			    (*hit)->j_last_fire, &t) == -1 || t > limit)
 				continue;
 			latest = t;
 			for (steps = 0; steps < RECOVER_STEPS; steps++) {
-				if (sched_next(&j->j_ent->e_sched, j->j_tz,
+				if (sched_next(&j->j_sched, j->j_tz,
 				    latest, &t) == -1 || t > limit)
 					break;
 				latest = t;
 			}
-			if (j->j_ent->e_opts.o_misfire == MISFIRE_CATCHUP &&
-			    latest >= now - (time_t)j->j_ent->e_opts.o_grace) {
+			if (j->j_opts->o_misfire == MISFIRE_CATCHUP &&
+			    latest >= now - (time_t)j->j_opts->o_grace) {
 				fire_one(j, latest, 1);
 				continue;
 			}

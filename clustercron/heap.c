@@ -61,7 +61,8 @@ heap_down(struct heap *h, size_t i)
 		if (l >= h->h_n)
 			break;
 		m = l;
-		if (l + 1 < h->h_n && h->h_v[l + 1]->t_when < h->h_v[l]->t_when)
+		if (l + 1 < h->h_n &&
+		    h->h_v[l + 1]->t_when < h->h_v[l]->t_when)
 			m = l + 1;
 		if (h->h_v[i]->t_when <= h->h_v[m]->t_when)
 			break;

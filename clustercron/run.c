@@ -79,7 +79,7 @@ env_build(const struct job *j, const struct passwd *pw, const char *fireid,
 {
 	char	**env, when[32];
 
-	if (jobenv_build(pw, j->j_ent->e_env, &env) == -1)
+	if (jobenv_build(pw, j->j_env, &env) == -1)
 		fatal("environment");
 	fmt_utc(fire, when, sizeof(when));
 	if (jobenv_set(&env, "CLUSTERCRON_FIRE_ID", fireid) == -1 ||
@@ -112,10 +112,10 @@ run_start(struct job *j, time_t fire, int cluster)
 	f->f_job = j;
 	strlcpy(f->f_id, j->j_id, sizeof(f->f_id));
 	f->f_owner = xstrdup(j->j_owner);
-	f->f_rawcmd = xstrdup(j->j_ent->e_cmd);
-	f->f_cmd = cmd_escape(j->j_ent->e_cmd);
-	if (j->j_ent->e_input != NULL) {
-		f->f_input = xstrdup(j->j_ent->e_input);
+	f->f_rawcmd = xstrdup(j->j_cmd);
+	f->f_cmd = cmd_escape(j->j_cmd);
+	if (j->j_input != NULL) {
+		f->f_input = xstrdup(j->j_input);
 		f->f_inputlen = strlen(f->f_input);
 	}
 	fmt_utc(fire, when, sizeof(when));
@@ -124,9 +124,9 @@ run_start(struct job *j, time_t fire, int cluster)
 	f->f_instant = fire;
 	f->f_cluster = cluster;
 	f->f_attempt = 1;
-	f->f_nretry = j->j_ent->e_opts.o_nretry;
-	memcpy(f->f_retry, j->j_ent->e_opts.o_retry, sizeof(f->f_retry));
-	f->f_timeout = j->j_ent->e_opts.o_timeout;
+	f->f_nretry = j->j_opts->o_nretry;
+	memcpy(f->f_retry, j->j_opts->o_retry, sizeof(f->f_retry));
+	f->f_timeout = j->j_opts->o_timeout;
 	timer_init(&f->f_timer, fire_timer, f);
 	LIST_INSERT_HEAD(&D.d_fires, f, f_entry);
 	if (attempt_start(f) == -1) {

@@ -93,8 +93,7 @@ static const struct cron_tz *zone_get(const char *);
 static int	 name_ok(const char *);
 static int	 job_cmp(const void *, const void *);
 static void	 job_free(struct job *);
-static int	 same_sched(const struct cron_entry *,
-		    const struct cron_entry *);
+static int	 same_sched(const struct job *, const struct job *);
 static int	 stat_same(const struct table *, const struct stat *);
 
 int
@@ -142,6 +141,132 @@ zone_get(const char *name)
 	zones[nzones].z_tz = tz;
 	nzones++;
 	return (tz);
+}
+
+/*
+ * A table's pool: the strings, environments and options of its jobs, in
+ * blocks freed together when the table is read again or dropped.
+ */
+#define POOL_BLOCK	(32 * 1024)
+struct pool {
+	struct pool	*p_next;
+	size_t		 p_used;
+	size_t		 p_size;
+	max_align_t	 p_data[];
+};
+
+static void *
+pool_alloc(struct pool **pp, size_t size, size_t al)
+{
+	struct pool	*p = *pp;
+	size_t		 bsize;
+	void		*v;
+
+	if (p != NULL)
+		p->p_used = (p->p_used + al - 1) / al * al;
+	if (p == NULL || p->p_used > p->p_size ||
+	    p->p_size - p->p_used < size) {
+		bsize = size > POOL_BLOCK / 4 ? size : POOL_BLOCK;
+		p = xmalloc(sizeof(*p) + bsize);
+		p->p_size = bsize;
+		p->p_used = 0;
+		if (*pp != NULL && bsize != POOL_BLOCK) {
+			/* A big one goes behind, the current block stays. */
+			p->p_next = (*pp)->p_next;
+			(*pp)->p_next = p;
+		} else {
+			p->p_next = *pp;
+			*pp = p;
+		}
+	}
+	v = (char *)p->p_data + p->p_used;
+	p->p_used += size;
+	return (v);
+}
+
+static const char *
+pool_str(struct pool **pp, const char *s)
+{
+	size_t	 len;
+	char	*d;
+
+	if (s == NULL)
+		return (NULL);
+	len = strlen(s) + 1;
+	d = pool_alloc(pp, len, 1);
+	memcpy(d, s, len);
+	return (d);
+}
+
+static void
+pool_free(struct pool *p)
+{
+	struct pool	*next;
+
+	for (; p != NULL; p = next) {
+		next = p->p_next;
+		free(p);
+	}
+}
+
+/*
+ * Copies of what entries share, made once per table: the parser gives
+ * consecutive entries the same environment snapshot, and most entries
+ * of a table have the same options, owner and zone.
+ */
+struct share {
+	const char *const *s_env_src;
+	const char *const *s_env;
+	struct cron_opts s_opts_src;
+	const struct cron_opts *s_opts;
+	const char	*s_user;
+	const char	*s_zone;
+};
+
+static const char *const *
+share_env(struct pool **pp, struct share *sh, const char *const *env)
+{
+	const char	**d;
+	size_t		 n, i;
+
+	if (sh->s_env != NULL && env == sh->s_env_src)
+		return (sh->s_env);
+	for (n = 0; env[n] != NULL; n++)
+		;
+	d = pool_alloc(pp, (n + 1) * sizeof(*d), sizeof(void *));
+	for (i = 0; i < n; i++)
+		d[i] = pool_str(pp, env[i]);
+	d[n] = NULL;
+	sh->s_env_src = env;
+	sh->s_env = d;
+	return (d);
+}
+
+static const struct cron_opts *
+share_opts(struct pool **pp, struct share *sh, const struct cron_opts *o)
+{
+	struct cron_opts	*d;
+
+	if (sh->s_opts != NULL &&
+	    memcmp(o, &sh->s_opts_src, sizeof(*o)) == 0)
+		return (sh->s_opts);
+	d = pool_alloc(pp, sizeof(*d), sizeof(max_align_t));
+	*d = *o;
+	d->o_name = pool_str(pp, o->o_name);
+	sh->s_opts_src = *o;
+	sh->s_opts = d;
+	return (d);
+}
+
+static const char *
+share_str(struct pool **pp, const char **last, const char *s)
+{
+	if (s == NULL)
+		return (NULL);
+	if (*last != NULL && strcmp(*last, s) == 0)
+		return (*last);
+	*last = pool_str(pp, s);
+	return (*last);
 }
 
 /*
@@ -201,9 +326,9 @@ tables_init(void)
 static void
 watches_add(void)
 {
-	const uint32_t	 dmask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-	    IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF |
-	    IN_MOVE_SELF | IN_ONLYDIR;
+	const uint32_t	 dmask = IN_CLOSE_WRITE | IN_MOVED_TO |
+	    IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB |
+	    IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 	const char	*dir[SRC_COUNT];
 	int		 i, missing = 0;
 
@@ -404,7 +529,7 @@ scan_source(enum src s, int force)
 			} else
 				free(name);
 			tb->tb_seen = 1;
-			if (!force && tb->tb_ct != NULL &&
+			if (!force && tb->tb_loaded &&
 			    tb->tb_version == st[i].t_version)
 				continue;
 			tb->tb_version = st[i].t_version;
@@ -579,10 +704,11 @@ table_load(struct table *tb, const char *text, size_t len)
 			    who, tb->tb_name, ct->ct_nerr);
 			crontab_free(ct);
 			ct = NULL;
-		} else
+		} else {
 			log_info("(%s) %s (%s)", who,
-			    tb->tb_ct != NULL ? "RELOAD" : "LOAD",
-			    tb->tb_name);
+			    tb->tb_loaded ? "RELOAD" : "LOAD", tb->tb_name);
+			tb->tb_loaded = 1;
+		}
 	}
 	table_jobs(tb, ct);
 }
@@ -596,26 +722,26 @@ job_cmp(const void *a, const void *b)
 
 	if ((c = strcmp(ja->j_id, jb->j_id)) != 0)
 		return (c);
-	if (ja->j_ent->e_line != jb->j_ent->e_line)
-		return (ja->j_ent->e_line < jb->j_ent->e_line ? -1 : 1);
+	if (ja->j_line != jb->j_line)
+		return (ja->j_line < jb->j_line ? -1 : 1);
 	return (0);
 }
 
 static int
-same_sched(const struct cron_entry *a, const struct cron_entry *b)
+same_sched(const struct job *a, const struct job *b)
 {
-	if (memcmp(&a->e_sched, &b->e_sched, sizeof(a->e_sched)) != 0)
+	if (memcmp(&a->j_sched, &b->j_sched, sizeof(a->j_sched)) != 0)
 		return (0);
-	if ((a->e_tz == NULL) != (b->e_tz == NULL))
+	if ((a->j_zone == NULL) != (b->j_zone == NULL))
 		return (0);
-	if (a->e_tz != NULL && strcmp(a->e_tz, b->e_tz) != 0)
+	if (a->j_zone != NULL && strcmp(a->j_zone, b->j_zone) != 0)
 		return (0);
-	return (a->e_opts.o_spread == b->e_opts.o_spread);
+	return (a->j_opts->o_spread == b->j_opts->o_spread);
 }
 
 /*
- * Merge the entries of ct (which the table takes over) with the
- * table's jobs, both sorted by identity; see the comment at the top.
+ * Merge the entries of ct (which is freed here) with the table's jobs,
+ * both sorted by identity; see the comment at the top.
  */
 static void
 table_jobs(struct table *tb, struct crontab *ct)
@@ -623,11 +749,14 @@ table_jobs(struct table *tb, struct crontab *ct)
 	struct job		**nj = NULL, *j, *o;
 	const struct cron_entry	*e;
 	const struct cron_tz	*tz;
+	struct pool		*pool = NULL;
+	struct share		 sh;
 	const char		*owner;
 	size_t			 i, k, n = 0;
 	int			 c;
 	time_t			 now = (time_t)(D.d_now / 1000);
 
+	memset(&sh, 0, sizeof(sh));
 	if (ct != NULL && ct->ct_nent > 0)
 		nj = xreallocarray(NULL, ct->ct_nent, sizeof(*nj));
 	for (i = 0; ct != NULL && i < ct->ct_nent; i++) {
@@ -646,12 +775,22 @@ table_jobs(struct table *tb, struct crontab *ct)
 		j = xcalloc(1, sizeof(*j));
 		timer_init(&j->j_timer, fire_due, j);
 		j->j_table = tb;
-		j->j_ent = e;
+		j->j_sched = e->e_sched;
 		j->j_tz = tz;
-		j->j_owner = owner;
+		j->j_opts = share_opts(&pool, &sh, &e->e_opts);
+		j->j_owner = tb->tb_owner != NULL ? tb->tb_owner :
+		    share_str(&pool, &sh.s_user, owner);
+		j->j_cmd = pool_str(&pool, e->e_cmd);
+		j->j_input = pool_str(&pool, e->e_input);
+		j->j_when = pool_str(&pool, e->e_when);
+		j->j_zone = share_str(&pool, &sh.s_zone, e->e_tz);
+		j->j_env = share_env(&pool, &sh, e->e_env);
+		j->j_line = (uint32_t)e->e_line;
 		cron_entry_id(e, tb->tb_owner, j->j_id);
 		nj[n++] = j;
 	}
+	/* Everything needed is copied: the parsed table goes. */
+	crontab_free(ct);
 	if (n > 1)
 		qsort(nj, n, sizeof(*nj), job_cmp);
 
@@ -672,8 +811,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 			j = nj[k++];
 			j->j_new = 1;
 			TAILQ_INSERT_TAIL(&pending, j, j_pend);
-			j->j_spread = job_spread(j->j_id,
-			    j->j_ent->e_opts.o_spread);
+			j->j_spread = job_spread(j->j_id, j->j_opts->o_spread);
 			D.d_njobs++;
 			if (!D.d_stopping)
 				job_schedule(j, now);
@@ -682,23 +820,30 @@ table_jobs(struct table *tb, struct crontab *ct)
 		o = tb->tb_jobs[i++];
 		j = nj[k];
 		nj[k++] = o;
-		c = same_sched(o->j_ent, j->j_ent);
-		if (o->j_ent->e_opts.o_scope != j->j_ent->e_opts.o_scope ||
-		    o->j_ent->e_opts.o_overlap != j->j_ent->e_opts.o_overlap ||
-		    o->j_ent->e_opts.o_misfire != j->j_ent->e_opts.o_misfire ||
-		    o->j_ent->e_opts.o_grace != j->j_ent->e_opts.o_grace ||
-		    strcmp(o->j_ent->e_when, j->j_ent->e_when) != 0) {
+		c = same_sched(o, j);
+		if (o->j_opts->o_scope != j->j_opts->o_scope ||
+		    o->j_opts->o_overlap != j->j_opts->o_overlap ||
+		    o->j_opts->o_misfire != j->j_opts->o_misfire ||
+		    o->j_opts->o_grace != j->j_opts->o_grace ||
+		    strcmp(o->j_when, j->j_when) != 0 ||
+		    strcmp(o->j_cmd, j->j_cmd) != 0) {
 			if (!o->j_new)
 				TAILQ_INSERT_TAIL(&pending, o, j_pend);
 			o->j_new = 1;
 		}
-		o->j_ent = j->j_ent;
+		o->j_sched = j->j_sched;
 		o->j_tz = j->j_tz;
+		o->j_opts = j->j_opts;
 		o->j_owner = j->j_owner;
+		o->j_cmd = j->j_cmd;
+		o->j_input = j->j_input;
+		o->j_when = j->j_when;
+		o->j_zone = j->j_zone;
+		o->j_env = j->j_env;
+		o->j_line = j->j_line;
 		free(j);
 		if (!c) {
-			o->j_spread = job_spread(o->j_id,
-			    o->j_ent->e_opts.o_spread);
+			o->j_spread = job_spread(o->j_id, o->j_opts->o_spread);
 			if (!D.d_stopping)
 				job_schedule(o, now);
 		}
@@ -706,8 +851,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 	free(tb->tb_jobs);
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
-	crontab_free(tb->tb_ct);
-	tb->tb_ct = ct;
+	pool_free(tb->tb_pool);
+	tb->tb_pool = pool;
 }
 
 static void
@@ -772,8 +917,8 @@ job_schedule(struct job *j, time_t after)
 	time_t	 next;
 	int64_t	 when;
 
-	if (j->j_ent->e_sched.s_flags & SCHED_REBOOT ||
-	    sched_next(&j->j_ent->e_sched, j->j_tz, after, &next) == -1) {
+	if (j->j_sched.s_flags & SCHED_REBOOT ||
+	    sched_next(&j->j_sched, j->j_tz, after, &next) == -1) {
 		heap_del(&D.d_wall, &j->j_timer);
 		return;
 	}
@@ -808,7 +953,7 @@ jobs_reboot(void)
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = tb->tb_jobs[i];
-			if (j->j_ent->e_sched.s_flags & SCHED_REBOOT) {
+			if (j->j_sched.s_flags & SCHED_REBOOT) {
 				run_start(j, (time_t)(D.d_now / 1000), 0);
 				n++;
 			}
@@ -841,16 +986,16 @@ reg_add(struct job *j, struct store_job **sjp, char ***cmdsp, size_t *np,
 	memset(sj, 0, sizeof(*sj));
 	sj->j_id = j->j_id;
 	sj->j_owner = (char *)j->j_owner;
-	sj->j_sched = (char *)j->j_ent->e_when;
-	sj->j_zone = (char *)(j->j_ent->e_tz != NULL ? j->j_ent->e_tz : "");
-	(*cmdsp)[n] = xstrdup(j->j_ent->e_cmd);
+	sj->j_sched = (char *)j->j_when;
+	sj->j_zone = (char *)(j->j_zone != NULL ? j->j_zone : "");
+	(*cmdsp)[n] = xstrdup(j->j_cmd);
 	if (strlen((*cmdsp)[n]) > CMD_SUMMARY)
 		(*cmdsp)[n][CMD_SUMMARY] = '\0';
 	sj->j_cmd = (*cmdsp)[n];
-	sj->j_scope = j->j_ent->e_opts.o_scope;
-	sj->j_overlap = j->j_ent->e_opts.o_overlap;
-	sj->j_misfire = j->j_ent->e_opts.o_misfire;
-	sj->j_grace = j->j_ent->e_opts.o_grace;
+	sj->j_scope = j->j_opts->o_scope;
+	sj->j_overlap = j->j_opts->o_overlap;
+	sj->j_misfire = j->j_opts->o_misfire;
+	sj->j_grace = j->j_opts->o_grace;
 	*np = n + 1;
 }
 
