@@ -361,7 +361,6 @@ stop_begin(void)
 	run_killall(0);
 	heap_del(&D.d_mono, &D.d_check_timer);
 	heap_del(&D.d_mono, &D.d_beat_timer);
-	heap_del(&D.d_mono, &D.d_stcheck_timer);
 	heap_del(&D.d_mono, &D.d_scan_timer);
 	heap_del(&D.d_mono, &D.d_open_timer);
 	timer_init(&D.d_stop_timer, stop_expired, NULL);

@@ -223,7 +223,6 @@ struct daemon {
 	struct timer	 d_check_timer;	/* fallback check */
 	struct timer	 d_beat_timer;
 	struct timer	 d_open_timer;	/* store reconnection */
-	struct timer	 d_stcheck_timer; /* store tables poll */
 	struct timer	 d_stop_timer;
 };
 

@@ -5,8 +5,10 @@
  * node.c: this node in the cluster.  On MariaDB the node heartbeats
  * every heartbeat-interval on a store connection of its own, so that
  * job work never delays it, and learns from the same turn which nodes
- * are alive.  On SQLite there is one node: it records its start and
- * then stays quiet, so that an idle daemon never wakes up.
+ * are alive; every store-tables-interval the same turn reads the tables
+ * ctab stored, which any node may have changed.  On SQLite there is one
+ * node: it records its start and then stays quiet, so that an idle
+ * daemon never wakes up.
  *
  * The preferred claimant.  When every node tries every fire at once,
  * each fire costs the store one contended write per node.  Instead the
@@ -29,6 +31,7 @@
 #define LIVE_BEATS	3	/* beats missed before a node is dead */
 
 static int	 beat_failed;
+static int64_t	 stcheck_last;	/* monotonic ms */
 
 static int	 name_cmp(const void *, const void *);
 
@@ -115,6 +118,12 @@ node_beat(struct timer *t)
 	if (D.d_store_down && D.d_st != NULL &&
 	    store_now(D.d_st, &store_ms, &se) == 0)
 		fire_store_ok();
+	/* Other nodes' ctab may have changed the stored tables. */
+	if (D.d_conf.c_store_tables && D.d_conf.c_store_check_ms > 0 &&
+	    D.d_mono_now - stcheck_last >= D.d_conf.c_store_check_ms) {
+		stcheck_last = D.d_mono_now;
+		tables_check_store();
+	}
 }
 
 /*

@@ -81,7 +81,6 @@ RB_GENERATE(tables, table, tb_entry, table_cmp);
 
 static void	 scan_timer(struct timer *);
 static void	 check_timer(struct timer *);
-static void	 stcheck_timer(struct timer *);
 static void	 watches_add(void);
 static void	 scan_source(enum src, int);
 static void	 scan_dir(enum tb_kind, const char *, int);
@@ -281,7 +280,6 @@ tables_init(void)
 
 	timer_init(&D.d_scan_timer, scan_timer, NULL);
 	timer_init(&D.d_check_timer, check_timer, NULL);
-	timer_init(&D.d_stcheck_timer, stcheck_timer, NULL);
 
 	if (*D.d_conf.c_crontab != '\0') {
 		s = xstrdup(D.d_conf.c_crontab);
@@ -313,10 +311,6 @@ tables_init(void)
 
 	D.d_ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	watches_add();
-	if (D.d_mysql && D.d_conf.c_store_tables &&
-	    D.d_conf.c_store_check_ms > 0)
-		heap_set(&D.d_mono, &D.d_stcheck_timer,
-		    D.d_mono_now + D.d_conf.c_store_check_ms);
 	return (D.d_ino == -1 ? -1 : 0);
 }
 
@@ -447,16 +441,6 @@ check_timer(struct timer *t)
 	watches_add();
 }
 
-static void
-stcheck_timer(struct timer *t)
-{
-	scan_source(SRC_STORE, 0);
-	tables_register(0);
-	if (!D.d_stopping)
-		heap_set(&D.d_mono, &D.d_stcheck_timer,
-		    D.d_mono_now + D.d_conf.c_store_check_ms);
-}
-
 /* Scan every source; with force, read every table again. */
 void
 tables_scan_all(int force)
@@ -474,11 +458,16 @@ tables_scan_all(int force)
 	}
 }
 
-/* Store tables are re-read by SIGHUP or on a change of the store. */
+/*
+ * The stored tables, read again: on MariaDB from the heartbeat (node.c)
+ * every store-tables-interval, so that polling adds no wake-up of its
+ * own; on SQLite when the database file changes.
+ */
 void
 tables_check_store(void)
 {
 	scan_source(SRC_STORE, 0);
+	tables_register(0);
 }
 
 static void

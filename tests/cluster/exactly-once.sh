@@ -25,6 +25,7 @@ for n in n1 n2 n3; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s
 claim-defer-ms = 150
+store-tables-interval = 1s
 EOF
 	cat >"$T/$n/crontab" <<EOF
 CLUSTERCRON_SECONDS=yes
@@ -41,6 +42,14 @@ dmn_start n1
 dmn_start n2
 wait_for 30 at_least 6 "$O/every1" || fail "two nodes: too few fires"
 dmn_start n3
+# A table stored as ctab stores it reaches every node and runs once.
+cat >"$T/stored" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/stored
+EOF
+"$CCSTORE" -m "$MYSQL_FILE" "$STORE" put "$ME" "$T/stored" ||
+    fail "cannot store a table"
 n=$(count_lines "$O/every1")
 wait_for 30 at_least $((n + 6)) "$O/every1" || fail "three nodes: too few fires"
 dmn_stop n1
@@ -51,7 +60,7 @@ dmn_stop n3
 
 # From the files: each fire once, and every second between the first
 # and the last fire.
-for f in every1 every2 every3; do
+for f in every1 every2 every3 stored; do
 	same "$f: no fire twice" "$(cut -d' ' -f1 "$O/$f" | sort | uniq -d)" ""
 done
 secs() { cut -d' ' -f1 "$1" | sort -u | while read -r t; do
@@ -61,6 +70,8 @@ gaps() { secs "$1" | awk -v step="$2" 'NR > 1 && $1 != prev + step {
 same "every1: no gap" "$(gaps "$O/every1" 1)" ""
 same "every2: no gap" "$(gaps "$O/every2" 2)" ""
 same "every3: no gap" "$(gaps "$O/every3" 3)" ""
+same "stored: no gap" "$(gaps "$O/stored" 1)" ""
+[ "$(count_lines "$O/stored")" -ge 3 ] || fail "stored table hardly ran"
 for n in n1 n2 n3; do
 	contains "$n ran cluster jobs" "$(cat "$O/every1" "$O/every2" \
 	    "$O/every3")" " $n\$"
@@ -77,7 +88,7 @@ same "runs: no fire started twice" \
 same "runs: all finished with exit 0" \
     "$(echo "$r" | awk '$3 >= 1 && ($5 != "finished" || $6 != 0)')" ""
 total=$(($(count_lines "$O/every1") + $(count_lines "$O/every2") + \
-    $(count_lines "$O/every3")))
+    $(count_lines "$O/every3") + $(count_lines "$O/stored")))
 same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1' | wc -l |
     tr -d ' ')" "$total"
 for n in n1 n2 n3; do
