@@ -44,8 +44,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libutil.h>
-#include <malloc.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -59,6 +59,7 @@
 #include "daemon.h"
 #include "pathnames.h"
 #include "store.h"
+#include "tabsrv.h"
 
 #define JUMP_SLACK	2000			/* ms */
 #define JUMP_BIG	(3 * 3600 * 1000LL)	/* ms */
@@ -80,6 +81,7 @@ static void	 clock_check(int64_t *, int64_t *);
 static int	 timerfd_arm(int);
 static void	 reboot_jobs(void);
 static void	 mkparent(const char *);
+static void	 ctab_serve(void);
 
 /*
  * The keys of clustercron.conf the daemon reads.  Defaults that depend
@@ -89,7 +91,8 @@ enum {
 	K_STORE, K_MYSQL_FILE, K_MYSQL_GROUP, K_NODE, K_CRONTAB, K_CRONDIR,
 	K_SPOOL, K_STORE_TABLES, K_PIDFILE, K_REBOOTFILE, K_SENDMAIL,
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
-	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_COUNT
+	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
+	K_ALLOW, K_DENY, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -126,6 +129,10 @@ static const struct conf_key keys[K_COUNT] = {
 	    100 * 365 * 86400ULL, "30d" },
 	[K_HIST_RUNS] = { "history-max-runs", CONF_UINT, 0, 0, 100000000,
 	    "1000" },
+	/* ctab's socket and who may use it. */
+	[K_SOCKET] = { "ctab-socket", CONF_STRING, 0, 0, 0, NULL },
+	[K_ALLOW] = { "cron-allow", CONF_STRING, 0, 0, 0, PATH_CRON_ALLOW },
+	[K_DENY] = { "cron-deny", CONF_STRING, 0, 0, 0, PATH_CRON_DENY },
 };
 
 static void
@@ -213,6 +220,7 @@ conf_read(const char *path, int explicit)
 		conf_take(cf, K_STORE, &c->c_store, dflt_store);
 		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
 		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+		conf_take(cf, K_SOCKET, &c->c_socket, PATH_CTAB_SOCKET);
 	} else {
 		xasprintf(&dflt_store, "sqlite:%s/clustercron.db", home);
 		xasprintf(&dflt_pid, "%s/clustercron.pid", home);
@@ -220,6 +228,9 @@ conf_read(const char *path, int explicit)
 		conf_take(cf, K_STORE, &c->c_store, dflt_store);
 		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
 		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+		free(dflt_boot);
+		xasprintf(&dflt_boot, "%s/clustercron.sock", home);
+		conf_take(cf, K_SOCKET, &c->c_socket, dflt_boot);
 		free(dflt_store);
 		free(dflt_pid);
 		free(dflt_boot);
@@ -238,6 +249,8 @@ conf_read(const char *path, int explicit)
 	conf_take(cf, K_CRONDIR, &c->c_crondir, "/etc/cron.d");
 	conf_take(cf, K_SPOOL, &c->c_spool, PATH_SPOOLDIR);
 	conf_take(cf, K_SENDMAIL, &c->c_sendmail, NULL);
+	conf_take(cf, K_ALLOW, &c->c_allow, NULL);
+	conf_take(cf, K_DENY, &c->c_deny, NULL);
 	c->c_store_tables = conf_num(cf, K_STORE_TABLES) != 0;
 	c->c_shutdown_ms = (int64_t)conf_num(cf, K_SHUTDOWN) * 1000;
 	c->c_heartbeat_ms = (int64_t)conf_num(cf, K_HEARTBEAT) * 1000;
@@ -419,7 +432,7 @@ timerfd_arm(int fd)
 	    TFD_TIMER_CANCEL_ON_SET, &its, NULL));
 }
 
-#define POLL_FIXED	2	/* inotify, timerfd */
+#define POLL_FIXED	3	/* inotify, timerfd, ctab's socket */
 
 static void
 loop(void)
@@ -507,6 +520,9 @@ loop(void)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = tfd;
 		pfd[1].events = POLLIN;
+		pfd[2].fd = D.d_tabsrv != NULL && !D.d_stopping ?
+		    tabsrv_fd(D.d_tabsrv) : -1;
+		pfd[2].events = POLLIN;
 		n = POLL_FIXED;
 		run_pollfds(pfd, &n, cap, pfire);
 
@@ -526,6 +542,8 @@ loop(void)
 			    errno == ECANCELED)
 				timerfd_arm(tfd);
 		}
+		if (pfd[2].revents != 0)
+			ctab_serve();
 		for (i = POLL_FIXED; i < n; i++)
 			if (pfd[i].revents != 0)
 				run_io(pfire[i], pfd[i].revents);
@@ -534,6 +552,24 @@ loop(void)
 	free(pfire);
 	if (tfd != -1)
 		close(tfd);
+}
+
+/*
+ * A request from ctab on the socket (tabsrv.c).  A table that changed
+ * is in the store now: read the stored tables again at once rather than
+ * waiting to notice the change.
+ */
+static void
+ctab_serve(void)
+{
+	char	 owner[256];
+
+	if (tabsrv_serve(D.d_tabsrv, D.d_st, owner, sizeof(owner)) == 1) {
+		log_info("(%s) REPLACE (stored table, by ctab)", owner);
+		tables_check_store();
+		setproctitle("node %s, %zu jobs", D.d_conf.c_node,
+		    D.d_njobs);
+	}
 }
 
 /*
@@ -568,6 +604,7 @@ daemon_main(int argc, char **argv)
 	pid_t			 other;
 	const char		*conffile = PATH_CONF, *node = NULL;
 	int			 ch, explicit = 0;
+	char			 errbuf[256];
 
 	setproctitle_init(argc, argv, environ);
 	D.d_uid = getuid();
@@ -613,6 +650,23 @@ daemon_main(int argc, char **argv)
 				errx(1, "already running, pid %ld",
 				    (long)other);
 			err(1, "%s", D.d_conf.c_pidfile);
+		}
+	}
+
+	/*
+	 * ctab's socket, once the pid file says this is the only daemon
+	 * (tabsrv_open() replaces a socket left behind), and before
+	 * detaching, so that a failure is seen.
+	 */
+	if (D.d_conf.c_store_tables && *D.d_conf.c_socket != '\0') {
+		mkparent(D.d_conf.c_socket);
+		if (tabsrv_open(D.d_conf.c_socket,
+		    *D.d_conf.c_allow != '\0' ? D.d_conf.c_allow : NULL,
+		    *D.d_conf.c_deny != '\0' ? D.d_conf.c_deny : NULL,
+		    &D.d_tabsrv, errbuf,
+		    sizeof(errbuf)) == -1) {
+			pidfile_remove(pfh);
+			errx(1, "%s", errbuf);
 		}
 	}
 
@@ -682,6 +736,7 @@ daemon_main(int argc, char **argv)
 
 	log_info("(CRON) DEATH (%s)", got_term || D.d_stopping ?
 	    "stopped by signal" : "exiting");
+	tabsrv_close(D.d_tabsrv);
 	tables_free();
 	node_free();
 	store_close(D.d_hb);

@@ -24,6 +24,7 @@
 
 struct pollfd;
 struct store;
+struct tabsrv;
 struct store_error;
 struct spawn_job;
 struct passwd;
@@ -69,6 +70,9 @@ struct dconf {
 	char		*c_pidfile;
 	char		*c_rebootfile;
 	char		*c_sendmail;
+	char		*c_socket;	/* ctab's, "" for none */
+	char		*c_allow;	/* cron.allow */
+	char		*c_deny;	/* cron.deny */
 	int64_t		 c_shutdown_ms;
 	int64_t		 c_heartbeat_ms;
 	int64_t		 c_check_ms;	/* check without inotify */
@@ -201,6 +205,7 @@ struct daemon {
 	char		*d_user;	/* the user, when not root */
 	struct store	*d_st;		/* NULL while unreachable */
 	struct store	*d_hb;		/* heartbeats (MariaDB) */
+	struct tabsrv	*d_tabsrv;	/* ctab's socket, or NULL */
 	int		 d_mysql;
 	int		 d_store_down;	/* logged once per outage */
 	int		 d_recover;	/* misfire pass owed */

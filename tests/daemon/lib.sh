@@ -76,6 +76,7 @@ dmn_setup()
 		echo "spool-dir = $T/$1/spool"
 		echo "pidfile = $T/$1/pid"
 		echo "reboot-file = $T/$1/reboot"
+		echo "ctab-socket = $T/$1/sock"
 		echo "sendmail = $T/sendmail -t"
 		echo "shutdown-grace = 20s"
 		cat

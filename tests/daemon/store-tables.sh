@@ -4,7 +4,8 @@
 #
 # store-tables.sh: the tables ctab keeps in the store run like spool
 # tables (user format, owner from the store), and a changed stored
-# table is picked up within seconds without a signal.
+# table is picked up within seconds without a signal; ctab itself
+# installs a table through the daemon's socket.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
@@ -32,6 +33,24 @@ EOF
 "$CCSTORE" "sqlite:$T/cc.db" put "$ME" "$T/tab2" || fail "cannot store a table"
 wait_for 5 test -f "$O/stored2" || fail "changed stored table not picked up"
 contains "reload logged" "$(cat "$T/a.log")" "RELOAD \(store:$ME\)"
+
+# ctab installs through the daemon's socket; the table runs at once.
+if [ -x "$CTAB" ]; then
+	cat >"$T/tab3" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * touch $O/by-ctab
+EOF
+	run env CTAB_SOCKET="$T/a/sock" "$CTAB" "$T/tab3"
+	same "ctab installs through the daemon" "$rc" 0
+	wait_for 5 test -f "$O/by-ctab" || fail "table from ctab did not run"
+	run env CTAB_SOCKET="$T/a/sock" "$CTAB" -l
+	contains "ctab -l shows it" "$out" "by-ctab"
+	contains "REPLACE logged" "$(cat "$T/a.log")" \
+	    "\($ME\) REPLACE \(stored table, by ctab\)"
+else
+	echo "ctab not built: its part is not tested"
+fi
 dmn_stop a
 
 finish
