@@ -44,6 +44,7 @@
 #define BACKOFF_MAX	5000
 #define OPTFILE_MAX	(1024 * 1024)
 
+struct batch_arg;
 struct claim_arg;
 struct count_arg;
 struct list_arg;
@@ -98,8 +99,10 @@ static int	 claim_read(struct store *, struct claim_arg *,
 		    struct store_error *);
 static int	 claim_fn(struct store *, void *, struct store_error *);
 static int	 batch_row(void *, const struct sval *, size_t);
-static size_t	 pad_ids(struct sval *, size_t, const char *const *,
-		    const size_t *, size_t);
+static int	 idx_cmp(const void *, const void *);
+static void	 batch_sort(struct batch_arg *);
+static size_t	 pad_ids(struct store *, struct sval *, size_t,
+		    const char *const *, const size_t *, size_t);
 static int	 batch_fn(struct store *, void *, struct store_error *);
 static int	 find_row(void *, const struct sval *, size_t);
 static int	 start_fn(struct store *, void *, struct store_error *);
@@ -1524,6 +1527,13 @@ struct batch_arg {
 	size_t		 k;
 	size_t		*sel;
 	size_t		 nsel;
+	struct idx	*ord;		/* the piece's ids, sorted */
+};
+
+/* An id and its place in the caller's array, for matching rows. */
+struct idx {
+	const char	*x_id;
+	size_t		 x_i;
 };
 
 /* Rows naming ids of the piece at hand: remember which. */
@@ -1531,31 +1541,53 @@ static int
 batch_row(void *arg, const struct sval *c, size_t n)
 {
 	struct batch_arg	*a = arg;
-	const char		*id = str_of(&c[0]);
-	size_t			 i;
+	struct idx		 key, *x;
 
-	for (i = a->off; i < a->off + a->k; i++)
-		if (strcmp(a->ids[i], id) == 0 && !a->won[i]) {
-			a->sel[a->nsel++] = i;
-			break;
-		}
+	key.x_id = str_of(&c[0]);
+	x = bsearch(&key, a->ord, a->k, sizeof(*a->ord), idx_cmp);
+	if (x != NULL && !a->won[x->x_i] && a->nsel < a->k)
+		a->sel[a->nsel++] = x->x_i;
 	return (0);
 }
 
+static int
+idx_cmp(const void *p, const void *q)
+{
+	return (strcmp(((const struct idx *)p)->x_id,
+	    ((const struct idx *)q)->x_id));
+}
+
+/* Sort the piece at hand, so that each row finds its id quickly. */
+static void
+batch_sort(struct batch_arg *a)
+{
+	size_t	 i;
+
+	for (i = 0; i < a->k; i++) {
+		a->ord[i].x_id = a->ids[a->off + i];
+		a->ord[i].x_i = a->off + i;
+	}
+	qsort(a->ord, a->k, sizeof(*a->ord), idx_cmp);
+}
+
 /*
- * Bind n ids (ids[idx[i]] when idx is given) from p[at] on, padded to
- * the next power of two by repeating the last: a repeated value in an
- * IN list changes nothing, and each list length is one prepared
- * statement.  Returns the padded length.
+ * Bind n ids (ids[idx[i]] when idx is given) from p[at] on.  A backend
+ * that keeps few prepared statements (MariaDB counts them against a
+ * server-wide limit) gets the list padded to the next power of two by
+ * repeating the last id, which changes nothing in an IN list.  Returns
+ * the length bound.
  */
 static size_t
-pad_ids(struct sval *p, size_t at, const char *const *ids, const size_t *idx,
-    size_t n)
+pad_ids(struct store *st, struct sval *p, size_t at, const char *const *ids,
+    const size_t *idx, size_t n)
 {
 	size_t	 m = 1, i;
 
-	while (m < n)
-		m *= 2;
+	if (st->s_ops->o_pad_lists)
+		while (m < n)
+			m *= 2;
+	else
+		m = n;
 	for (i = 0; i < m; i++)
 		p[at + i] = SVS(ids[idx == NULL ? (i < n ? i : n - 1) :
 		    idx[i < n ? i : n - 1]]);
@@ -1566,7 +1598,9 @@ static int
 batch_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct batch_arg	*a = arg;
-	struct sval		*p;
+	struct sval		 p[LIST_MAX + 3];
+	struct idx		 ord[LIST_MAX];
+	size_t			 sel[LIST_MAX];
 	size_t			 max = st->s_ops->o_max_list, i, j, k, m;
 	size_t			 left;
 	int64_t			 changed;
@@ -1574,20 +1608,19 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 
 	memset(a->won, 0, a->n);
 	*a->nwon = 0;
-	if ((p = reallocarray(NULL, max + 3, sizeof(*p))) == NULL)
-		return (nomem(err));
-	if ((a->sel = reallocarray(NULL, max, sizeof(*a->sel))) == NULL) {
-		free(p);
-		return (nomem(err));
-	}
+	if (max > LIST_MAX)
+		max = LIST_MAX;
+	a->sel = sel;
+	a->ord = ord;
 	/* After a lost result: first take what is already ours. */
 	if (a->resolve) {
 		for (a->off = 0; a->off < a->n; a->off += a->k) {
 			a->k = a->n - a->off < max ? a->n - a->off : max;
-			m = pad_ids(p, 0, a->ids + a->off, NULL, a->k);
+			m = pad_ids(st, p, 0, a->ids + a->off, NULL, a->k);
 			p[m] = SVI(a->fire);
 			p[m + 1] = SVS(st->s_node);
 			a->nsel = 0;
+			batch_sort(a);
 			if (xexec(st, "batch.mine", S_BATCH_MINE, m, p, m + 2,
 			    batch_row, a, NULL, err) == -1)
 				goto lost;
@@ -1605,10 +1638,11 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 	    a->off += a->k) {
 		a->k = a->n - a->off < max ? a->n - a->off : max;
 		left = a->max - *a->nwon;
-		m = pad_ids(p, 0, a->ids + a->off, NULL, a->k);
+		m = pad_ids(st, p, 0, a->ids + a->off, NULL, a->k);
 		p[m] = SVI(a->fire);
 		p[m + 1] = SVI(left);
 		a->nsel = 0;
+		batch_sort(a);
 		if (xexec(st, "batch.select", S_BATCH_SELECT, m, p, m + 2,
 		    batch_row, a, NULL, err) == -1)
 			goto lost;
@@ -1619,7 +1653,7 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 			k = a->nsel;
 			p[0] = SVI(a->fire);
 			p[1] = SVS(st->s_node);
-			m = pad_ids(p, 2, a->ids, a->sel, k);
+			m = pad_ids(st, p, 2, a->ids, a->sel, k);
 			p[m + 2] = SVI(a->fire);
 			if (xexec(st, "batch.update", S_BATCH_UPDATE, m, p,
 			    m + 3, NULL, NULL, &changed, err) == -1)
@@ -1647,9 +1681,8 @@ out:
 		memset(a->won, 0, a->n);
 		*a->nwon = 0;
 	}
-	free(a->sel);
 	a->sel = NULL;
-	free(p);
+	a->ord = NULL;
 	return (rc);
 }
 

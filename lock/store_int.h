@@ -41,9 +41,9 @@ enum stmt {
 	S_UNLOCK,
 	S_CLAIM,		/* fire, node, id, fire */
 	S_CLAIM_READ,		/* id -> last_fire, claimed_by */
-	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id */
-	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire */
-	S_BATCH_MINE,		/* n: ids..., fire, node -> id */
+	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id; these */
+	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire; three */
+	S_BATCH_MINE,		/* n: ids..., fire, node -> id; in a row */
 	S_JOB_UPSERT,		/* n rows of 10 */
 	S_JOB_DIGESTS,		/* -> id, digest */
 	S_JOB_DELETE,		/* id */
@@ -122,12 +122,16 @@ struct store_ops {
 	const char *const *const *o_steps;
 	const char *const *o_seed_v1;
 	int		 o_ddl_trx;
-	size_t		 o_max_list;	/* largest n for list statements */
+	size_t		 o_max_list;	/* largest n for lists, <= LIST_MAX */
+	int		 o_pad_lists;	/* lists padded to powers of two */
 	size_t		 o_max_rows;	/* largest n for S_JOB_UPSERT */
 };
 
 extern const struct store_ops store_sqlite_ops;
 extern const struct store_ops store_mysql_ops;
+
+/* The longest list of ids a backend may take in one statement. */
+#define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
 #define STORE_SCHEMA	2

@@ -218,6 +218,7 @@ const struct store_ops store_mysql_ops = {
 	.o_seed_v1 = my_seed,
 	.o_ddl_trx = 0,
 	.o_max_list = 128,
+	.o_pad_lists = 1,
 	.o_max_rows = 256,
 };
 

@@ -35,10 +35,13 @@
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
+#define NODD	128	/* other lengths of the batch statements */
 
 struct sqlite_be {
 	sqlite3		*db;
 	sqlite3_stmt	*stmts[S_COUNT][NCLASS];
+	/* Batch statements of other lengths, prepared as they come. */
+	sqlite3_stmt	*odd[3][NODD + 1];
 	sqlite3_stmt	*begin, *commit;
 	int64_t		 busy_start;
 	unsigned int	 busy_timeout;
@@ -211,6 +214,7 @@ const struct store_ops store_sqlite_ops = {
 	.o_seed_v1 = sq_seed,
 	.o_ddl_trx = 1,
 	.o_max_list = 128,
+	.o_pad_lists = 0,
 	.o_max_rows = 256,
 };
 
@@ -313,6 +317,11 @@ sq_disconnect(struct store *st)
 			sqlite3_finalize(be->stmts[i][j]);
 			be->stmts[i][j] = NULL;
 		}
+	for (i = 0; i < 3; i++)
+		for (j = 0; j <= NODD; j++) {
+			sqlite3_finalize(be->odd[i][j]);
+			be->odd[i][j] = NULL;
+		}
 	sqlite3_finalize(be->begin);
 	sqlite3_finalize(be->commit);
 	be->begin = be->commit = NULL;
@@ -377,17 +386,22 @@ static sqlite3_stmt *
 sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 {
 	struct sqlite_be	*be = st->s_be;
-	sqlite3_stmt		*stmt;
+	sqlite3_stmt		*stmt, **slot;
 	unsigned int		 c = n == 0 ? 0 : sq_class(n);
 	char			*text;
 	int			 rc;
 
-	if (c >= NCLASS || (n != 0 && ((size_t)1 << c) != n)) {
+	if (n != 0 && ((size_t)1 << c) != n &&
+	    (s == S_BATCH_SELECT || s == S_BATCH_UPDATE || s == S_BATCH_MINE) &&
+	    n <= NODD)
+		slot = &be->odd[s - S_BATCH_SELECT][n];
+	else if (c >= NCLASS || (n != 0 && ((size_t)1 << c) != n)) {
 		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
 		    "sqlite: list of %zu items", n);
 		return (NULL);
-	}
-	if ((stmt = be->stmts[s][c]) != NULL)
+	} else
+		slot = &be->stmts[s][c];
+	if ((stmt = *slot) != NULL)
 		return (stmt);
 	if ((text = sq_expand(sq_text[s], sq_unit(s), n == 0 ? 1 : n)) ==
 	    NULL) {
@@ -402,7 +416,7 @@ sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 		sq_error(st, rc, "prepare", err);
 		return (NULL);
 	}
-	be->stmts[s][c] = stmt;
+	*slot = stmt;
 	return (stmt);
 }
 
