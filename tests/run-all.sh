@@ -5,8 +5,8 @@
 # run-all.sh: the whole test suite, as CI runs it.  Builds out of tree
 # with warnings as errors, runs make check (unit, integration against a
 # private MariaDB the tests start themselves, cluster tests), make
-# distcheck, the unit and integration tests again under AddressSanitizer
-# and UBSan, and a short bounded fuzz run.  Ends with one line
+# distcheck, the unit tests under valgrind, the whole suite again under
+# AddressSanitizer and UBSan, and a short bounded fuzz run.  Ends with one line
 # "tests: N passed, N failed, N skipped" and exits non-zero on any
 # failure.
 
@@ -59,6 +59,15 @@ if build build main --enable-werror; then
 	(cd build && make -j"$jobs" distcheck \
 	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1) ||
 	    { tail -n 80 build/distcheck.out; stage_fail "make distcheck"; }
+	# The unit tests once more under valgrind (memcheck, leaks).
+	log "valgrind: unit tests"
+	units=$(cd build && for f in tests/unit/*; do
+		case $f in *.*|*/spawnhelper) continue ;; esac
+		[ -x "$f" ] && printf '%s ' "$f"
+	done)
+	(cd build && NEXT_RANDOM_CASES=200 make -j"$jobs" check TESTS="$units" \
+	    LOG_COMPILER="valgrind -q --error-exitcode=9 --leak-check=full \
+	    --errors-for-leak-kinds=definite") || stage_fail "valgrind"
 else
 	stage_fail "build"
 fi
