@@ -73,9 +73,9 @@ static volatile sig_atomic_t	 got_hup, got_term, got_chld;
 static void	 usage(void);
 static void	 sighandler(int);
 static void	 conf_read(const char *, int);
-static void	 store_connect(struct timer *);
+static void	 store_connect(struct mtimer *);
 static void	 stop_begin(void);
-static void	 stop_expired(struct timer *);
+static void	 stop_expired(struct mtimer *);
 static void	 loop(void);
 static void	 clock_check(int64_t *, int64_t *);
 static int	 timerfd_arm(int);
@@ -266,8 +266,9 @@ conf_read(const char *path, int explicit)
 }
 
 /*
- * Make the directory a file goes in when it is missing (one level,
- * private): ~/.clustercron for a user, the state directory for root.
+ * Make the directories a file goes in when they are missing, as
+ * mkdir -p: ~/.clustercron for a user, the state and run directories
+ * for root.  Failures show when the file itself is made.
  */
 static void
 mkparent(const char *path)
@@ -279,8 +280,14 @@ mkparent(const char *path)
 	dir = xstrdup(path);
 	if ((p = strrchr(dir, '/')) != NULL && p != dir) {
 		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			warn("%s", dir);
+		for (p = dir + 1; *p != '\0'; p++) {
+			if (*p != '/')
+				continue;
+			*p = '\0';
+			(void)mkdir(dir, 0755);
+			*p = '/';
+		}
+		(void)mkdir(dir, D.d_root ? 0755 : 0700);
 	}
 	free(dir);
 }
@@ -325,7 +332,7 @@ store_failed(const char *what, const struct store_error *se)
  * not be opened at all.
  */
 static void
-store_connect(struct timer *t)
+store_connect(struct mtimer *t)
 {
 	struct store_config	 sc;
 	struct store_error	 se;
@@ -344,7 +351,7 @@ store_connect(struct timer *t)
 		D.d_store_down = 1;
 		D.d_recover = 1;
 		if (strncmp(D.d_conf.c_store, "mysql:", 6) == 0)
-			heap_set(&D.d_mono, &D.d_open_timer,
+			mtimer_set(&D.d_open_timer,
 			    D.d_mono_now + D.d_conf.c_retry_ms);
 		return;
 	}
@@ -372,17 +379,17 @@ stop_begin(void)
 	while (heap_top(&D.d_wall) != NULL)
 		heap_del(&D.d_wall, heap_top(&D.d_wall));
 	run_killall(0);
-	heap_del(&D.d_mono, &D.d_check_timer);
-	heap_del(&D.d_mono, &D.d_beat_timer);
-	heap_del(&D.d_mono, &D.d_scan_timer);
-	heap_del(&D.d_mono, &D.d_open_timer);
+	mtimer_del(&D.d_check_timer);
+	mtimer_del(&D.d_beat_timer);
+	mtimer_del(&D.d_scan_timer);
+	mtimer_del(&D.d_open_timer);
 	timer_init(&D.d_stop_timer, stop_expired, NULL);
-	heap_set(&D.d_mono, &D.d_stop_timer,
+	mtimer_set(&D.d_stop_timer,
 	    D.d_mono_now + D.d_conf.c_shutdown_ms);
 }
 
 static void
-stop_expired(struct timer *t)
+stop_expired(struct mtimer *t)
 {
 	if (run_count() > 0) {
 		log_warnx("(CRON) STOPPING (killing %zu jobs still running "
@@ -440,6 +447,7 @@ loop(void)
 	struct pollfd	*pfd = NULL;
 	struct fire	**pfire = NULL;
 	struct timer	*t;
+	struct mtimer	*mt;
 	struct timespec	 ts, *tsp;
 	sigset_t	 empty;
 	size_t		 n, cap = 0, i;
@@ -480,12 +488,13 @@ loop(void)
 		while ((t = heap_top(&D.d_mono)) != NULL &&
 		    t->t_when <= D.d_mono_now) {
 			heap_del(&D.d_mono, t);
-			t->t_fn(t);
+			mt = (struct mtimer *)t;
+			mt->mt_fn(mt);
 		}
 		while ((t = heap_top(&D.d_wall)) != NULL &&
 		    t->t_when <= D.d_now) {
 			heap_del(&D.d_wall, t);
-			t->t_fn(t);
+			fire_due((struct job *)t);
 		}
 		fire_flush();
 		run_record();
@@ -656,7 +665,8 @@ daemon_main(int argc, char **argv)
 	/*
 	 * ctab's socket, once the pid file says this is the only daemon
 	 * (tabsrv_open() replaces a socket left behind), and before
-	 * detaching, so that a failure is seen.
+	 * detaching, so that a failure is seen.  Without it the daemon
+	 * still runs every table; only ctab cannot reach it.
 	 */
 	if (D.d_conf.c_store_tables && *D.d_conf.c_socket != '\0') {
 		mkparent(D.d_conf.c_socket);
@@ -664,10 +674,8 @@ daemon_main(int argc, char **argv)
 		    *D.d_conf.c_allow != '\0' ? D.d_conf.c_allow : NULL,
 		    *D.d_conf.c_deny != '\0' ? D.d_conf.c_deny : NULL,
 		    &D.d_tabsrv, errbuf,
-		    sizeof(errbuf)) == -1) {
-			pidfile_remove(pfh);
-			errx(1, "%s", errbuf);
-		}
+		    sizeof(errbuf)) == -1)
+			warnx("%s: ctab cannot reach this daemon", errbuf);
 	}
 
 	D.d_now = clock_now_ms();

@@ -30,17 +30,23 @@ struct spawn_job;
 struct passwd;
 
 /*
- * A timer: an instant in milliseconds on one of the two clocks and a
- * function called when it is due.  t_idx is its place in its heap, or
- * TIMER_IDLE when it is not queued.  Timers are embedded in the things
- * they time and never allocated on their own.
+ * A timer: an instant in milliseconds on one of the two clocks.  t_idx
+ * is its place in its heap, or TIMER_IDLE when it is not queued.
+ * Timers are embedded in the things they time and never allocated on
+ * their own.  The wall-clock heap holds only jobs' timers, which need
+ * nothing more (a job has one for each of its fires, so every byte
+ * counts); the monotonic heap holds mtimers, which say what to call.
  */
 #define TIMER_IDLE	((size_t)-1)
 struct timer {
 	int64_t		 t_when;
 	size_t		 t_idx;
-	void		(*t_fn)(struct timer *);
-	void		*t_arg;
+};
+
+struct mtimer {
+	struct timer	 mt_timer;	/* first: the heap's pointer */
+	void		(*mt_fn)(struct mtimer *);
+	void		*mt_arg;
 };
 
 /* A binary min-heap of timers by t_when. */
@@ -50,7 +56,10 @@ struct heap {
 	size_t		 h_cap;
 };
 
-void	 timer_init(struct timer *, void (*)(struct timer *), void *);
+void	 timer_init(struct mtimer *, void (*)(struct mtimer *), void *);
+void	 mtimer_set(struct mtimer *, int64_t);
+void	 mtimer_del(struct mtimer *);
+int	 mtimer_queued(const struct mtimer *);
 void	 heap_set(struct heap *, struct timer *, int64_t);
 void	 heap_del(struct heap *, struct timer *);
 struct timer *heap_top(const struct heap *);
@@ -132,10 +141,9 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
  * are replaced when the table is read again.
  */
 struct job {
-	struct timer	 j_timer;	/* on the wall-clock heap */
+	struct timer	 j_timer;	/* first: the wall heap's pointer */
 	struct cron_sched j_sched;
 	time_t		 j_fire;	/* next scheduled instant */
-	struct table	*j_table;
 	const struct cron_tz *j_tz;
 	const struct cron_opts *j_opts;
 	const char	*j_owner;
@@ -190,7 +198,7 @@ struct fire {
 	int		 f_exited;
 	int		 f_eof;
 	int		 f_wstatus;
-	struct timer	 f_timer;	/* monotonic: kill or retry */
+	struct mtimer	 f_timer;	/* kill or retry */
 };
 LIST_HEAD(fires, fire);
 
@@ -224,11 +232,11 @@ struct daemon {
 	char		**d_nodes;
 	size_t		 d_nnodes;
 	int		 d_ino;		/* inotify, or -1 */
-	struct timer	 d_scan_timer;	/* debounce of changes */
-	struct timer	 d_check_timer;	/* fallback check */
-	struct timer	 d_beat_timer;
-	struct timer	 d_open_timer;	/* store reconnection */
-	struct timer	 d_stop_timer;
+	struct mtimer	 d_scan_timer;	/* debounce of changes */
+	struct mtimer	 d_check_timer;	/* fallback check */
+	struct mtimer	 d_beat_timer;
+	struct mtimer	 d_open_timer;	/* store reconnection */
+	struct mtimer	 d_stop_timer;
 };
 
 extern struct daemon	 D;
@@ -251,7 +259,7 @@ int	 jobs_reboot(void);
 void	 tables_check_store(void);
 
 /* fire.c */
-void	 fire_due(struct timer *);
+void	 fire_due(struct job *);
 void	 fire_recover(void);
 uint32_t job_spread(const char *, uint32_t);
 void	 fire_store_ok(void);
@@ -270,7 +278,7 @@ size_t	 run_count(void);
 
 /* node.c */
 void	 node_start(void);
-void	 node_beat(struct timer *);
+void	 node_beat(struct mtimer *);
 int	 node_preferred(const char *, time_t);
 void	 node_free(void);
 

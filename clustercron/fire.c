@@ -55,9 +55,9 @@ static void	 fire_won(struct job *, time_t, int, int);
 static int	 queued_cmp(const void *, const void *);
 static int	 overlapping(struct job *, time_t);
 static int	 sjob_cmp(const void *, const void *);
-static void	 recover_timer(struct timer *);
+static void	 recover_timer(struct mtimer *);
 
-static struct timer	 recover_t = { 0, TIMER_IDLE, recover_timer, NULL };
+static struct mtimer	 recover_t = { { 0, TIMER_IDLE }, recover_timer, NULL };
 
 /*
  * Cluster fires that came due in this turn of the loop.  They are
@@ -99,12 +99,12 @@ fire_store_ok(void)
 		log_info("(CRON) STORE BACK (cluster jobs resume)");
 		D.d_store_down = 0;
 	}
-	if (D.d_recover && recover_t.t_idx == TIMER_IDLE && !D.d_stopping)
-		heap_set(&D.d_mono, &recover_t, D.d_mono_now);
+	if (D.d_recover && !mtimer_queued(&recover_t) && !D.d_stopping)
+		mtimer_set(&recover_t, D.d_mono_now);
 }
 
 static void
-recover_timer(struct timer *t)
+recover_timer(struct mtimer *t)
 {
 	tables_register(1);
 	fire_recover();
@@ -112,9 +112,9 @@ recover_timer(struct timer *t)
 
 /* A job's timer: schedule its next fire, then deal with this one. */
 void
-fire_due(struct timer *t)
+fire_due(struct job *j)
 {
-	struct job	*j = t->t_arg;
+	struct timer	*t = &j->j_timer;
 	time_t		 fire = j->j_fire, after = fire;
 	int64_t		 late;
 

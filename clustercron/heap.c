@@ -17,12 +17,31 @@ static void	 heap_up(struct heap *, size_t);
 static void	 heap_down(struct heap *, size_t);
 
 void
-timer_init(struct timer *t, void (*fn)(struct timer *), void *arg)
+timer_init(struct mtimer *mt, void (*fn)(struct mtimer *), void *arg)
 {
-	t->t_when = 0;
-	t->t_idx = TIMER_IDLE;
-	t->t_fn = fn;
-	t->t_arg = arg;
+	mt->mt_timer.t_when = 0;
+	mt->mt_timer.t_idx = TIMER_IDLE;
+	mt->mt_fn = fn;
+	mt->mt_arg = arg;
+}
+
+/* Queue an mtimer on the monotonic heap, or move it. */
+void
+mtimer_set(struct mtimer *mt, int64_t when)
+{
+	heap_set(&D.d_mono, &mt->mt_timer, when);
+}
+
+void
+mtimer_del(struct mtimer *mt)
+{
+	heap_del(&D.d_mono, &mt->mt_timer);
+}
+
+int
+mtimer_queued(const struct mtimer *mt)
+{
+	return (mt->mt_timer.t_idx != TIMER_IDLE);
 }
 
 static void

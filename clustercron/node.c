@@ -73,7 +73,7 @@ node_start(void)
 
 /* One heartbeat, and the list of live nodes that comes with it. */
 void
-node_beat(struct timer *t)
+node_beat(struct mtimer *t)
 {
 	struct store_node	*nodes = NULL;
 	struct store_error	 se;
@@ -84,7 +84,7 @@ node_beat(struct timer *t)
 
 	if (D.d_stopping)
 		return;
-	heap_set(&D.d_mono, &D.d_beat_timer,
+	mtimer_set(&D.d_beat_timer,
 	    D.d_mono_now + D.d_conf.c_heartbeat_ms);
 	st = D.d_hb != NULL ? D.d_hb : D.d_st;
 	if (st == NULL)

@@ -51,7 +51,7 @@ static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
 static int	 attempt_start(struct fire *);
 static void	 attempt_end(struct fire *);
-static void	 fire_timer(struct timer *);
+static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
 static void	 history_trim(void);
@@ -180,7 +180,7 @@ attempt_start(struct fire *f)
 	 */
 	f->f_torecord = f->f_cluster;
 	if (f->f_timeout > 0)
-		heap_set(&D.d_mono, &f->f_timer,
+		mtimer_set(&f->f_timer,
 		    clock_mono() + (int64_t)f->f_timeout * 1000);
 	return (0);
 }
@@ -340,7 +340,7 @@ attempt_end(struct fire *f)
 	int			 failed;
 	uint32_t		 delay;
 
-	heap_del(&D.d_mono, &f->f_timer);
+	mtimer_del(&f->f_timer);
 	D.d_nrunning--;
 	if (f->f_mailer) {
 		if (!WIFEXITED(f->f_wstatus) ||
@@ -382,7 +382,7 @@ attempt_end(struct fire *f)
 		log_info("(%s) RETRY (%s %s attempt %d in %us)", f->f_owner,
 		    D.d_conf.c_node, when, f->f_attempt + 1, delay);
 		f->f_state = FS_WAIT_RETRY;
-		heap_set(&D.d_mono, &f->f_timer,
+		mtimer_set(&f->f_timer,
 		    clock_mono() + (int64_t)delay * 1000);
 		return;
 	}
@@ -416,9 +416,9 @@ history_trim(void)
 
 /* A fire's timer: the timeout of an attempt, or a retry's delay. */
 static void
-fire_timer(struct timer *t)
+fire_timer(struct mtimer *t)
 {
-	struct fire	*f = t->t_arg;
+	struct fire	*f = t->mt_arg;
 
 	if (f->f_state == FS_WAIT_RETRY) {
 		f->f_attempt++;
@@ -433,7 +433,7 @@ fire_timer(struct timer *t)
 		    f->f_cmd, f->f_timeout);
 		spawn_kill(f->f_sj, SIGTERM);
 		f->f_killed = 1;
-		heap_set(&D.d_mono, &f->f_timer, clock_mono() + KILL_GRACE);
+		mtimer_set(&f->f_timer, clock_mono() + KILL_GRACE);
 	} else {
 		spawn_kill(f->f_sj, SIGKILL);
 		f->f_killed = 2;
@@ -443,7 +443,7 @@ fire_timer(struct timer *t)
 static void
 fire_free(struct fire *f)
 {
-	heap_del(&D.d_mono, &f->f_timer);
+	mtimer_del(&f->f_timer);
 	LIST_REMOVE(f, f_entry);
 	spawn_free(f->f_sj);
 	jobenv_free(f->f_env);

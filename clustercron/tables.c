@@ -79,8 +79,8 @@ static size_t		 nzones;
 
 RB_GENERATE(tables, table, tb_entry, table_cmp);
 
-static void	 scan_timer(struct timer *);
-static void	 check_timer(struct timer *);
+static void	 scan_timer(struct mtimer *);
+static void	 check_timer(struct mtimer *);
 static void	 watches_add(void);
 static void	 scan_source(enum src, int);
 static void	 scan_dir(enum tb_kind, const char *, int);
@@ -92,6 +92,8 @@ static const struct cron_tz *zone_get(const char *);
 static int	 name_ok(const char *);
 static int	 job_cmp(const void *, const void *);
 static void	 job_free(struct job *);
+static struct job *job_alloc(void);
+static void	 job_release(struct job *);
 static int	 same_sched(const struct job *, const struct job *);
 static int	 stat_same(const struct table *, const struct stat *);
 
@@ -347,7 +349,7 @@ watches_add(void)
 		}
 	}
 	if (missing && D.d_conf.c_check_ms > 0 && !D.d_stopping)
-		heap_set(&D.d_mono, &D.d_check_timer,
+		mtimer_set(&D.d_check_timer,
 		    D.d_mono_now + D.d_conf.c_check_ms);
 }
 
@@ -405,13 +407,13 @@ tables_inotify(void)
 			dirty[i] = any = 1;
 		}
 	}
-	if (any && D.d_scan_timer.t_idx == TIMER_IDLE && !D.d_stopping)
-		heap_set(&D.d_mono, &D.d_scan_timer,
+	if (any && !mtimer_queued(&D.d_scan_timer) && !D.d_stopping)
+		mtimer_set(&D.d_scan_timer,
 		    D.d_mono_now + DEBOUNCE_MS);
 }
 
 static void
-scan_timer(struct timer *t)
+scan_timer(struct mtimer *t)
 {
 	int	 i;
 
@@ -431,7 +433,7 @@ scan_timer(struct timer *t)
 }
 
 static void
-check_timer(struct timer *t)
+check_timer(struct mtimer *t)
 {
 	int	 i;
 
@@ -702,6 +704,44 @@ table_load(struct table *tb, const char *text, size_t len)
 	table_jobs(tb, ct);
 }
 
+/*
+ * Jobs come from slabs, without malloc's overhead per job: with many
+ * entries that overhead is a tenth of the daemon.  A free job is linked
+ * through j_pend, which it does not use then.
+ */
+#define SLAB_JOBS	256
+static struct job	*job_freelist;
+static struct job	**slabs;
+static size_t		 nslabs;
+
+static struct job *
+job_alloc(void)
+{
+	struct job	*slab, *j;
+	size_t		 i;
+
+	if (job_freelist == NULL) {
+		slab = xreallocarray(NULL, SLAB_JOBS, sizeof(*slab));
+		slabs = xreallocarray(slabs, nslabs + 1, sizeof(*slabs));
+		slabs[nslabs++] = slab;
+		for (i = 0; i < SLAB_JOBS; i++) {
+			slab[i].j_pend.tqe_next = job_freelist;
+			job_freelist = &slab[i];
+		}
+	}
+	j = job_freelist;
+	job_freelist = j->j_pend.tqe_next;
+	memset(j, 0, sizeof(*j));
+	return (j);
+}
+
+static void
+job_release(struct job *j)
+{
+	j->j_pend.tqe_next = job_freelist;
+	job_freelist = j;
+}
+
 static int
 job_cmp(const void *a, const void *b)
 {
@@ -761,9 +801,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 			    e->e_tz);
 			continue;
 		}
-		j = xcalloc(1, sizeof(*j));
-		timer_init(&j->j_timer, fire_due, j);
-		j->j_table = tb;
+		j = job_alloc();
+		j->j_timer.t_idx = TIMER_IDLE;
 		j->j_sched = e->e_sched;
 		j->j_tz = tz;
 		j->j_opts = share_opts(&pool, &sh, &e->e_opts);
@@ -830,7 +869,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		o->j_zone = j->j_zone;
 		o->j_env = j->j_env;
 		o->j_line = j->j_line;
-		free(j);
+		job_release(j);
 		if (!c) {
 			o->j_spread = job_spread(o->j_id, o->j_opts->o_spread);
 			if (!D.d_stopping)
@@ -853,7 +892,7 @@ job_free(struct job *j)
 		TAILQ_REMOVE(&pending, j, j_pend);
 	run_detach_job(j);
 	D.d_njobs--;
-	free(j);
+	job_release(j);
 }
 
 static void
@@ -881,6 +920,12 @@ tables_free(void)
 		free(tb->tb_owner);
 		free(tb);
 	}
+	for (i = 0; i < nslabs; i++)
+		free(slabs[i]);
+	free(slabs);
+	slabs = NULL;
+	nslabs = 0;
+	job_freelist = NULL;
 	for (i = 0; i < nzones; i++) {
 		free(zones[i].z_name);
 		tz_free(zones[i].z_tz);
