@@ -715,9 +715,10 @@ daemon_main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
-	log_info("(CRON) STARTUP (clustercron %s, node %s, %s%s)",
+	log_info("(CRON) STARTUP (clustercron %s, node %s, %s, %s%s)",
 	    CLUSTERCRON_VERSION, D.d_conf.c_node,
 	    D.d_st != NULL ? store_backend(D.d_st) : "store down",
+	    D.d_conf.c_file != NULL ? D.d_conf.c_file : "no configuration",
 	    D.d_root ? "" : ", user mode");
 	if (!D.d_root)
 		log_info("(CRON) INFO (not root: running the tables of %s "

@@ -92,7 +92,6 @@ struct dconf {
 	unsigned int	 c_busy_ms;	/* SQLite */
 	int64_t		 c_hist_age_ms;
 	size_t		 c_hist_runs;
-	int		 c_seconds_ok;
 };
 
 /*
@@ -255,7 +254,7 @@ void	 tables_free(void);
 void	 tables_register(int);
 void	 job_schedule(struct job *, time_t);
 void	 jobs_reschedule_all(void);
-int	 jobs_reboot(void);
+void	 jobs_reboot(void);
 void	 tables_check_store(void);
 
 /* fire.c */

@@ -975,25 +975,21 @@ jobs_reschedule_all(void)
 			job_schedule(tb->tb_jobs[i], now);
 }
 
-/* Start the @reboot entries; returns how many. */
-int
+/* Start the @reboot entries, on this node, unclaimed. */
+void
 jobs_reboot(void)
 {
 	struct table	*tb;
 	struct job	*j;
 	size_t		 i;
-	int		 n = 0;
 
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = tb->tb_jobs[i];
-			if (j->j_sched.s_flags & SCHED_REBOOT) {
+			if (j->j_sched.s_flags & SCHED_REBOOT)
 				run_start(j, (time_t)(D.d_now / 1000), 0);
-				n++;
-			}
 		}
 	}
-	return (n);
 }
 
 /*
