@@ -29,6 +29,8 @@
 
 #include <sys/types.h>
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,14 +168,23 @@ fire_due(struct job *j)
 /*
  * Whether a run of the job is in flight, here or, for cluster jobs,
  * on any node by the store's runs.  -1 when the store cannot tell.
+ *
+ * A run the store still calls running is not always running: its
+ * daemon may have died.  So that such a row does not forbid the job
+ * for ever, this node's own rows count only while their process is
+ * alive (a daemon killed and restarted leaves its jobs running, and
+ * they still count), and on a cluster another node's rows count only
+ * while that node heartbeats.  Marking such runs lost is the business
+ * of failure detection.
  */
 static int
 overlapping(struct job *j, time_t fire)
 {
 	struct store_run	*runs;
 	struct store_error	 se;
-	size_t			 i, n;
-	int			 busy = 0;
+	const struct store_run	*r;
+	size_t			 i, k, n;
+	int			 busy = 0, live;
 
 	if (j->j_running > 0)
 		return (1);
@@ -183,10 +194,22 @@ overlapping(struct job *j, time_t fire)
 		store_failed("reading running jobs", &se);
 		return (-1);
 	}
-	for (i = 0; i < n && !busy; i++)
-		if (strcmp(runs[i].r_job, j->j_id) == 0 &&
-		    runs[i].r_fire != fire)
-			busy = 1;
+	for (i = 0; i < n && !busy; i++) {
+		r = &runs[i];
+		if (strcmp(r->r_job, j->j_id) != 0 || r->r_fire == fire)
+			continue;
+		if (strcmp(r->r_node, D.d_conf.c_node) == 0) {
+			if (r->r_pid > 0 && (kill(r->r_pid, 0) == 0 ||
+			    errno == EPERM))
+				busy = 1;
+			continue;
+		}
+		live = D.d_nnodes == 0;
+		for (k = 0; k < D.d_nnodes && !live; k++)
+			if (strcmp(D.d_nodes[k], r->r_node) == 0)
+				live = 1;
+		busy = live;
+	}
 	store_runs_free(runs, n);
 	return (busy);
 }

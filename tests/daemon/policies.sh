@@ -77,10 +77,19 @@ same "spread: the same delay each time" "$(echo "$delays" | wc -l |
     tr -d ' ')" 1
 same "@reboot ran once" "$(cat "$O/reboot")" a
 
-dmn_stop a
 test -f "$O/child.survived" && fail "timeout left a child of the job"
+
+# A daemon killed while a forbidden-overlap job runs leaves that run
+# "running" in the store.  Restarted, it must wait for the job it left
+# behind, then run the job again rather than skip it for ever.
+wait_for 10 test -d "$O/lock" || fail "overlap job not seen running"
+kill -9 "$(cat "$T/a/pid.shell")"
+wait_for 10 dmn_dead a || fail "daemon did not die"
+rm -f "$O/forbid.id"
 dmn_start a
-wait_for 10 in_log a 'CLAIMED' || fail "restarted daemon runs nothing"
+wait_for 10 test -s "$O/forbid.id" ||
+    fail "a run left by a killed daemon forbids its job for ever"
+test -f "$O/overlapped" && fail "overlap forbidden: two runs after a restart"
 same "@reboot not again on a restart" "$(cat "$O/reboot")" a
 dmn_stop a
 
