@@ -138,7 +138,7 @@ static const struct conf_key keys[K_COUNT] = {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dfS] [-c file] [-n node]\n",
+	fprintf(stderr, "usage: %s [-df] [-c file] [-n node]\n",
 	    getprogname());
 	exit(1);
 }
