@@ -2,17 +2,18 @@
 # Copyright (c) 2026 The clustercron authors
 # ISC licence: see LICENSE.
 #
-# latency.sh: fire latency on a cluster.  Three daemons on a private
-# MariaDB share a table of N jobs (1,000 by default) all due at the same
+# latency.sh: fire latency on a cluster.  Three daemons (or as many as
+# the third argument says) on a private MariaDB share a table of N jobs (1,000 by default) all due at the same
 # instants (every 20 s); each job execs stamp.c (built here), which
 # writes its scheduled instant and the time it started.  Prints
 # the runs per node, duplicates (must be 0) and the latency from the
 # scheduled instant to the job's start: median, p99, max.
 #
-#	top_srcdir=. top_builddir=. bench/daemon/latency.sh [jobs [rounds]]
+#	top_srcdir=. top_builddir=. bench/daemon/latency.sh [jobs [rounds [nodes]]]
 
 N=${1:-1000}
 R=${2:-2}
+NODES=${3:-3}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 export top_srcdir top_builddir
@@ -29,7 +30,8 @@ mkdir -p "$O"
 chmod 777 "$O"
 ${CC:-cc} -O2 -o "$T/stamp" "$top_srcdir/bench/daemon/stamp.c" || exit 1
 
-for n in n1 n2 n3; do
+all=$(seq -f 'n%g' 1 "$NODES" | tr '\n' ' ')
+for n in $all; do
 	dmn_setup $n </dev/null
 	{
 		echo "CLUSTERCRON_SECONDS=yes"
@@ -41,15 +43,15 @@ for n in n1 n2 n3; do
 		done
 	} >"$T/$n/crontab"
 done
-dmn_start n1
-dmn_start n2
-dmn_start n3
+for n in $all; do
+	dmn_start $n
+done
 want=$((N * R))
 wait_for $((25 * R + 30)) at_least "$want" "$O/lat"
 sleep 2
-dmn_stop n1
-dmn_stop n2
-dmn_stop n3
+for n in $all; do
+	dmn_stop $n
+done
 
 echo "jobs $N, rounds $R, runs $(count_lines "$O/lat") (of at least $want)"
 echo "duplicates: $(awk '{ print $1, $4 }' "$O/lat" | sort | uniq -d | wc -l)"
