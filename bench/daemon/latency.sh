@@ -3,13 +3,15 @@
 # ISC licence: see LICENSE.
 #
 # latency.sh: fire latency on a cluster.  Three daemons (or as many as
-# the third argument says) on a private MariaDB share a table of N jobs (1,000 by default) all due at the same
-# instants (every 20 s); each job execs stamp.c (built here), which
-# writes its scheduled instant and the time it started.  Prints
-# the runs per node, duplicates (must be 0) and the latency from the
-# scheduled instant to the job's start: median, p99, max.
+# the third argument says) on a private MariaDB share a table of N jobs
+# (1,000 by default) all due at the same instants (every 20 s); each job
+# execs stamp.c (built here), which writes its scheduled instant and the
+# time it started.  Prints the runs per node, duplicates (must be 0) and
+# the latency from the scheduled instant to the job's start: median,
+# p99, max.
 #
-#	top_srcdir=. top_builddir=. bench/daemon/latency.sh [jobs [rounds [nodes]]]
+#	top_srcdir=. top_builddir=. bench/daemon/latency.sh \
+#	    [jobs [rounds [nodes]]]
 
 N=${1:-1000}
 R=${2:-2}
