@@ -2,8 +2,8 @@
 # Copyright (c) 2026 The clustercron authors
 # ISC licence: see LICENSE.
 #
-# outage.sh: two daemons on one MariaDB, which is killed and restarted.
-# While it is away the nodes run no cluster job (fail closed), say so
+# outage.sh: two daemons started before their MariaDB, which is later
+# killed and restarted.  While it is away the nodes run no cluster job (fail closed), say so
 # once each, and keep running node-local jobs; when it is back they say
 # so and cluster jobs resume, with no fire run twice.
 
@@ -12,7 +12,6 @@ rm -rf "$T"
 . "$top_srcdir/tests/lib/mariadb.sh"
 mdb_init
 trap dmn_cleanup EXIT
-mdb_start
 
 STORE=$MDB_URL
 MYSQL_FILE=$MDB_CNF
@@ -23,6 +22,7 @@ chmod 777 "$O"
 for n in n1 n2; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s
+store-retry-interval = 1s
 EOF
 	cat >"$T/$n/crontab" <<EOF
 CLUSTERCRON_SECONDS=yes
@@ -32,8 +32,13 @@ CLUSTERCRON_SCOPE=node
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
 EOF
 done
+# Started before the store: node-local jobs run, cluster jobs wait.
 dmn_start n1
 dmn_start n2
+wait_for 10 at_least 3 "$O/local.n1" ||
+    fail "node-local jobs did not run before the store was up"
+same "no cluster job before the store is up" "$(count_lines "$O/cluster")" 0
+mdb_start
 wait_for 30 at_least 3 "$O/cluster" || fail "no cluster fires"
 
 mdb_kill
@@ -45,8 +50,8 @@ wait_for 20 at_least $((l + 4)) "$O/local.n1" ||
     fail "node-local jobs stopped with the store"
 same "no cluster job ran without the store" "$(count_lines "$O/cluster")" \
     "$n"
-same "n1 said it once" "$(grep -c 'STORE DOWN' "$T/n1.log")" 1
-same "n2 said it once" "$(grep -c 'STORE DOWN' "$T/n2.log")" 1
+same "n1 said it once per outage" "$(grep -c 'STORE DOWN' "$T/n1.log")" 2
+same "n2 said it once per outage" "$(grep -c 'STORE DOWN' "$T/n2.log")" 2
 
 mdb_start
 back() { in_log n1 'STORE BACK' && in_log n2 'STORE BACK'; }
