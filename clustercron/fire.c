@@ -108,7 +108,8 @@ fire_store_ok(void)
 static void
 recover_timer(struct mtimer *t)
 {
-	tables_register(1);
+	/* Registrations that failed meanwhile are still pending. */
+	tables_register(0);
 	fire_recover();
 }
 
@@ -145,7 +146,8 @@ fire_due(struct job *j)
 		job_schedule(j, after);
 		if (j->j_opts->o_scope == SCOPE_CLUSTER) {
 			D.d_recover = 1;
-			fire_store_ok();
+			if (!mtimer_queued(&recover_t) && !D.d_stopping)
+				mtimer_set(&recover_t, D.d_mono_now);
 		}
 		return;
 	}
