@@ -314,11 +314,17 @@ store_usable(void)
 /*
  * A store call failed.  The node runs no cluster job until a call
  * succeeds again; that is logged once per outage, not at every fire.
- * Every outage owes a pass over the misfires when it ends.
+ * Every outage owes a pass over the misfires when it ends.  A conflict
+ * is no outage: it is logged and the store stays usable.
  */
 void
 store_failed(const char *what, const struct store_error *se)
 {
+	if (se->se_class == STORE_CONFLICT) {
+		/* The store answered; someone else's row was in the way. */
+		log_warnx("(CRON) STORE (%s: %s)", what, se->se_msg);
+		return;
+	}
 	if (!D.d_store_down)
 		log_warnx("(CRON) STORE DOWN (%s: %s; running no cluster job)",
 		    what, se->se_msg);
