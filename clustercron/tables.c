@@ -62,6 +62,7 @@
 enum src { SRC_SYSTEM, SRC_CROND, SRC_SPOOL, SRC_STORE, SRC_COUNT };
 
 static int	 wd[SRC_COUNT] = { -1, -1, -1, -1 };
+static int	 dir_failed[TB_STORE + 1];
 static int	 dirty[SRC_COUNT];
 static char	*sysdir, *sysbase;	/* dirname, basename of crontab */
 static char	*dbdir, *dbbase;	/* SQLite file, when watched */
@@ -548,9 +549,12 @@ scan_dir(enum tb_kind kind, const char *dir, int force)
 		if (tb->tb_kind == kind)
 			tb->tb_seen = 0;
 	if ((dp = opendir(dir)) == NULL) {
-		if (errno != ENOENT)
+		/* Said once, not at every periodic check. */
+		if (errno != ENOENT && !dir_failed[kind])
 			log_warn("(CRON) ERROR (%s)", dir);
+		dir_failed[kind] = 1;
 	} else {
+		dir_failed[kind] = 0;
 		while ((de = readdir(dp)) != NULL) {
 			if (!name_ok(de->d_name))
 				continue;
