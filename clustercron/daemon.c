@@ -73,6 +73,7 @@ static volatile sig_atomic_t	 got_hup, got_term, got_chld;
 static void	 usage(void);
 static void	 sighandler(int);
 static void	 conf_read(const char *, int);
+static void	 conf_take(struct conf *, int, char **, const char *);
 static void	 store_connect(struct mtimer *);
 static void	 stop_begin(void);
 static void	 stop_expired(struct mtimer *);

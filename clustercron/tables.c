@@ -58,6 +58,8 @@
 #define DEBOUNCE_MS	100
 #define CMD_SUMMARY	200
 
+struct share;
+
 /* The sources, for dirty marks and watches. */
 enum src { SRC_SYSTEM, SRC_CROND, SRC_SPOOL, SRC_STORE, SRC_COUNT };
 
@@ -94,6 +96,14 @@ static int	 name_ok(const char *);
 static int	 job_cmp(const void *, const void *);
 static void	 job_free(struct job *);
 static struct job *job_alloc(void);
+static void	*pool_alloc(struct pool **, size_t, size_t);
+static const char *pool_str(struct pool **, const char *);
+static void	 pool_free(struct pool *);
+static const char *const *share_env(struct pool **, struct share *,
+		    const char *const *);
+static const struct cron_opts *share_opts(struct pool **, struct share *,
+		    const struct cron_opts *);
+static const char *share_str(struct pool **, const char **, const char *);
 static void	 job_release(struct job *);
 static int	 same_sched(const struct job *, const struct job *);
 static int	 stat_same(const struct table *, const struct stat *);
