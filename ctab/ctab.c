@@ -156,8 +156,10 @@ ask(const char *fmt, ...)
 		va_end(ap);
 		fprintf(stderr, " (y/n) ");
 		fflush(stderr);
-		if (fgets(line, sizeof(line), stdin) == NULL)
+		if (fgets(line, sizeof(line), stdin) == NULL) {
+			fputc('\n', stderr);
 			return (0);
+		}
 		if (line[0] == 'y' || line[0] == 'Y')
 			return (1);
 		if (line[0] == 'n' || line[0] == 'N')
@@ -346,7 +348,7 @@ edit(const char *user)
 	oldlen = strlen(old);
 	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/ctab.XXXXXXXXXX",
+	if ((size_t)snprintf(path, sizeof(path), "%s/ctab.XXXXXX",
 	    tmpdir) >= sizeof(path))
 		errx(1, "TMPDIR too long");
 	if ((fd = mkstemp(path)) == -1)
