@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "parser.h"
@@ -37,10 +38,10 @@ struct passwd;
  * nothing more (a job has one for each of its fires, so every byte
  * counts); the monotonic heap holds mtimers, which say what to call.
  */
-#define TIMER_IDLE	((size_t)-1)
+#define TIMER_IDLE	UINT32_MAX
 struct timer {
 	int64_t		 t_when;
-	size_t		 t_idx;
+	uint32_t	 t_idx;
 };
 
 struct mtimer {
@@ -123,6 +124,7 @@ struct table {
 	int		 tb_seen;	/* mark of the current scan */
 	int		 tb_read;	/* tb_dev .. tb_ctim are valid */
 	int		 tb_loaded;	/* parsed without error once */
+	int		 tb_pending;	/* has jobs to register */
 	struct pool	*tb_pool;	/* the jobs' strings and options */
 	struct job	**tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
@@ -133,32 +135,88 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
 
 /*
  * A job: one entry of a table, with its identity and its next fire.
- * j_timer is due at j_fire plus the job's spreading delay.  The parsed
- * table is not kept: what a job needs of its entry is copied, the
- * strings, environment and options into its table's pool, where jobs
- * with the same environment or options share one copy.  The pointers
- * are replaced when the table is read again.
+ * A daemon may hold hundreds of thousands of jobs, so a job keeps only
+ * what differs from job to job and points at what jobs share.
+ *
+ * j_sched is the schedule as parsed and as written, with its zone,
+ * shared by every job that has the same (tables.c interns them, across
+ * tables).  j_ctx is the owner, environment and options in force at
+ * the entry, in the table's pool: consecutive entries of a table
+ * usually share one.  j_text is the command, followed by its standard
+ * input after the command's NUL when JOB_INPUT is set, in the table's
+ * pool too.  The identity is kept as 16 bytes; job_id() writes the 32
+ * hex digits the store and the environment know.
+ *
+ * j_timer is due at the next scheduled instant plus the job's spreading
+ * delay (and the deferral when JOB_DEFERRED is set): job_fire() gets
+ * the instant back from it.  The pointers are replaced when the table
+ * is read again.
  */
+struct jsched {
+	struct cron_sched js_sched;
+	uint32_t	 js_refs;
+	const struct cron_tz *js_tz;
+	struct jsched	*js_next;	/* same hash */
+	const char	*js_zone;	/* CRON_TZ, or NULL */
+	char		 js_when[];	/* schedule as written */
+};
+
+struct jctx {
+	struct cron_opts c_opts;
+	const char	*c_owner;
+	const char *const *c_env;
+};
+
+#define JOB_IDLEN	(CRON_IDLEN / 2)
+#define JOB_NEW		0x01	/* not yet registered */
+#define JOB_DEFERRED	0x02	/* preferred node first */
+#define JOB_INPUT	0x04	/* j_text holds an input */
+
 struct job {
 	struct timer	 j_timer;	/* first: the wall heap's pointer */
-	struct cron_sched j_sched;
-	time_t		 j_fire;	/* next scheduled instant */
-	const struct cron_tz *j_tz;
-	const struct cron_opts *j_opts;
-	const char	*j_owner;
-	const char	*j_cmd;
-	const char	*j_input;	/* standard input, or NULL */
-	const char	*j_when;	/* schedule as written */
-	const char	*j_zone;	/* CRON_TZ, or NULL */
-	const char *const *j_env;
-	TAILQ_ENTRY(job) j_pend;	/* when j_new */
-	uint32_t	 j_line;
+	const struct jsched *j_sched;
+	const struct jctx *j_ctx;
+	union {
+		const char *j_text;	/* command, then input */
+		struct job *j_free;	/* tables.c's free list */
+	};
+	uint8_t		 j_id[JOB_IDLEN];
 	uint32_t	 j_spread;	/* seconds after each fire */
 	uint16_t	 j_running;	/* runs of it in flight here */
-	uint8_t		 j_new;		/* not yet registered */
-	uint8_t		 j_deferred;	/* preferred node first */
-	char		 j_id[CRON_IDLEN + 1];
+	uint8_t		 j_flags;
 };
+
+static inline const struct cron_opts *
+job_opts(const struct job *j)
+{
+	return (&j->j_ctx->c_opts);
+}
+
+static inline const char *
+job_owner(const struct job *j)
+{
+	return (j->j_ctx->c_owner);
+}
+
+static inline const char *const *
+job_env(const struct job *j)
+{
+	return (j->j_ctx->c_env);
+}
+
+static inline const char *
+job_cmd(const struct job *j)
+{
+	return (j->j_text);
+}
+
+/* The job's standard input, or NULL. */
+static inline const char *
+job_input(const struct job *j)
+{
+	return (j->j_flags & JOB_INPUT ? j->j_text + strlen(j->j_text) + 1 :
+	    NULL);
+}
 
 /*
  * A fire being run: every attempt of one (job, instant) on this node.
@@ -256,11 +314,13 @@ void	 job_schedule(struct job *, time_t);
 void	 jobs_reschedule_all(void);
 void	 jobs_reboot(void);
 void	 tables_check_store(void);
+const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
+time_t	 job_fire(const struct job *);
 
 /* fire.c */
 void	 fire_due(struct job *);
 void	 fire_recover(void);
-uint32_t job_spread(const char *, uint32_t);
+uint32_t job_spread(const uint8_t *, uint32_t);
 void	 fire_store_ok(void);
 void	 fire_flush(void);
 void	 fire_forget(struct job *);

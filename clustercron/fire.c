@@ -80,16 +80,16 @@ static size_t		 nqueue, queuecap;
  * same time and jobs with the same schedule are spread evenly.
  */
 uint32_t
-job_spread(const char *id, uint32_t spread)
+job_spread(const uint8_t *id, uint32_t spread)
 {
 	uint64_t	 h = 0;
 	int		 i;
 
 	if (spread == 0)
 		return (0);
-	for (i = 0; i < 12 && id[i] != '\0'; i++)
-		h = h * 16 + (uint64_t)(id[i] <= '9' ? id[i] - '0' :
-		    (id[i] | 0x20) - 'a' + 10);
+	/* The first 12 hex digits. */
+	for (i = 0; i < 6; i++)
+		h = h * 256 + id[i];
 	return ((uint32_t)(h % spread));
 }
 
@@ -118,17 +118,19 @@ void
 fire_due(struct job *j)
 {
 	struct timer	*t = &j->j_timer;
-	time_t		 fire = j->j_fire, after = fire;
+	time_t		 fire = job_fire(j), after = fire;
 	int64_t		 late;
+	char		 id[CRON_IDLEN + 1];
 
 	/*
 	 * Another live node is this fire's preferred claimant: give it
 	 * claim_defer to claim first (node.c).  Decided now, with the
 	 * nodes alive now.
 	 */
-	if (j->j_opts->o_scope == SCOPE_CLUSTER && !j->j_deferred &&
-	    D.d_conf.c_defer_ms > 0 && !node_preferred(j->j_id, fire)) {
-		j->j_deferred = 1;
+	if (job_opts(j)->o_scope == SCOPE_CLUSTER &&
+	    !(j->j_flags & JOB_DEFERRED) && D.d_conf.c_defer_ms > 0 &&
+	    !node_preferred(job_id(j, id), fire)) {
+		j->j_flags |= JOB_DEFERRED;
 		heap_set(&D.d_wall, &j->j_timer, t->t_when +
 		    D.d_conf.c_defer_ms);
 		return;
@@ -144,7 +146,7 @@ fire_due(struct job *j)
 		 */
 		after = (time_t)(D.d_now / 1000);
 		job_schedule(j, after);
-		if (j->j_opts->o_scope == SCOPE_CLUSTER) {
+		if (job_opts(j)->o_scope == SCOPE_CLUSTER) {
 			D.d_recover = 1;
 			if (!mtimer_queued(&recover_t) && !D.d_stopping)
 				mtimer_set(&recover_t, D.d_mono_now);
@@ -152,7 +154,7 @@ fire_due(struct job *j)
 		return;
 	}
 	job_schedule(j, after);
-	if (j->j_opts->o_scope == SCOPE_CLUSTER && !D.d_stopping) {
+	if (job_opts(j)->o_scope == SCOPE_CLUSTER && !D.d_stopping) {
 		/* Claimed together with the others due now: fire_flush(). */
 		if (nqueue == queuecap) {
 			queuecap = queuecap == 0 ? 64 : queuecap * 2;
@@ -187,18 +189,20 @@ overlapping(struct job *j, time_t fire)
 	const struct store_run	*r;
 	size_t			 i, k, n;
 	int			 busy = 0, live;
+	char			 id[CRON_IDLEN + 1];
 
 	if (j->j_running > 0)
 		return (1);
-	if (j->j_opts->o_scope == SCOPE_NODE)
+	if (job_opts(j)->o_scope == SCOPE_NODE)
 		return (0);
 	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
 		store_failed("reading running jobs", &se);
 		return (-1);
 	}
+	job_id(j, id);
 	for (i = 0; i < n && !busy; i++) {
 		r = &runs[i];
-		if (strcmp(r->r_job, j->j_id) != 0 || r->r_fire == fire)
+		if (strcmp(r->r_job, id) != 0 || r->r_fire == fire)
 			continue;
 		if (strcmp(r->r_node, D.d_conf.c_node) == 0) {
 			if (r->r_pid > 0 && (kill(r->r_pid, 0) == 0 ||
@@ -224,17 +228,17 @@ static void
 fire_one(struct job *j, time_t fire, int catchup)
 {
 	struct store_error	 se;
-	char			 when[32];
+	char			 when[32], id[CRON_IDLEN + 1];
 	int			 won;
 
 	fmt_utc(fire, when, sizeof(when));
 	if (D.d_stopping)
 		return;
-	if (j->j_opts->o_scope == SCOPE_NODE) {
-		if (j->j_opts->o_overlap == OVERLAP_FORBID &&
+	if (job_opts(j)->o_scope == SCOPE_NODE) {
+		if (job_opts(j)->o_overlap == OVERLAP_FORBID &&
 		    j->j_running > 0) {
 			log_info("(%s) SKIPPED (%s %s: still running)",
-			    j->j_owner, D.d_conf.c_node, when);
+			    job_owner(j), D.d_conf.c_node, when);
 			return;
 		}
 		run_start(j, fire, 0);
@@ -256,7 +260,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 		if (D.d_recover)
 			return;
 	}
-	if (store_claim(D.d_st, j->j_id, fire, &won, &se) == -1) {
+	if (store_claim(D.d_st, job_id(j, id), fire, &won, &se) == -1) {
 		store_failed("claiming a fire", &se);
 		return;
 	}
@@ -269,23 +273,24 @@ static void
 fire_won(struct job *j, time_t fire, int won, int catchup)
 {
 	struct store_error	 se;
-	char			 when[32];
+	char			 when[32], id[CRON_IDLEN + 1];
 	int			 busy;
 
 	fmt_utc(fire, when, sizeof(when));
+	job_id(j, id);
 	if (!won) {
-		log_debug("(%s) LOST (%s %s)", j->j_owner, j->j_id, when);
+		log_debug("(%s) LOST (%s %s)", job_owner(j), id, when);
 		return;
 	}
-	log_info("(%s) CLAIMED (%s %s%s)", j->j_owner, D.d_conf.c_node, when,
+	log_info("(%s) CLAIMED (%s %s%s)", job_owner(j), D.d_conf.c_node, when,
 	    catchup ? ", catching up" : "");
-	if (j->j_opts->o_overlap == OVERLAP_FORBID) {
+	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
 		if (busy) {
 			log_info("(%s) SKIPPED (%s %s: still running)",
-			    j->j_owner, D.d_conf.c_node, when);
-			if (store_fire_note(D.d_st, j->j_id, fire,
+			    job_owner(j), D.d_conf.c_node, when);
+			if (store_fire_note(D.d_st, id, fire,
 			    RUN_SKIPPED, D.d_now, &se) == -1)
 				store_failed("noting a skipped fire", &se);
 			return;
@@ -324,7 +329,7 @@ fire_recover(void)
 	struct job		*j;
 	size_t			 i, n = 0, k;
 	time_t			 now, limit, t, latest;
-	char			 when[32];
+	char			 when[32], id[CRON_IDLEN + 1];
 	int			 won, steps;
 
 	D.d_recover = 0;
@@ -345,32 +350,32 @@ fire_recover(void)
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (k = 0; k < tb->tb_njobs; k++) {
 			j = tb->tb_jobs[k];
-			if (j->j_opts->o_scope != SCOPE_CLUSTER ||
-			    j->j_sched.s_flags & SCHED_REBOOT)
+			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
+			    j->j_sched->js_sched.s_flags & SCHED_REBOOT)
 				continue;
-			key.j_id = j->j_id;
+			key.j_id = (char *)job_id(j, id);
 			kp = &key;
 			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
 			if (hit == NULL || (*hit)->j_last_fire == 0)
 				continue;
 			limit = now - (time_t)j->j_spread - RECOVER_MARGIN -
 			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
-			if (sched_next(&j->j_sched, j->j_tz,
+			if (sched_next(&j->j_sched->js_sched, j->j_sched->js_tz,
 			    (*hit)->j_last_fire, &t) == -1 || t > limit)
 				continue;
 			latest = t;
 			for (steps = 0; steps < RECOVER_STEPS; steps++) {
-				if (sched_next(&j->j_sched, j->j_tz,
+				if (sched_next(&j->j_sched->js_sched, j->j_sched->js_tz,
 				    latest, &t) == -1 || t > limit)
 					break;
 				latest = t;
 			}
-			if (j->j_opts->o_misfire == MISFIRE_CATCHUP &&
-			    latest >= now - (time_t)j->j_opts->o_grace) {
+			if (job_opts(j)->o_misfire == MISFIRE_CATCHUP &&
+			    latest >= now - (time_t)job_opts(j)->o_grace) {
 				fire_one(j, latest, 1);
 				continue;
 			}
-			if (store_claim(D.d_st, j->j_id, latest, &won,
+			if (store_claim(D.d_st, id, latest, &won,
 			    &se) == -1) {
 				store_failed("claiming a missed fire", &se);
 				goto out;
@@ -378,9 +383,9 @@ fire_recover(void)
 			if (!won)
 				continue;
 			fmt_utc(latest, when, sizeof(when));
-			log_info("(%s) MISSED (%s %s)", j->j_owner,
+			log_info("(%s) MISSED (%s %s)", job_owner(j),
 			    D.d_conf.c_node, when);
-			if (store_fire_note(D.d_st, j->j_id, latest,
+			if (store_fire_note(D.d_st, id, latest,
 			    RUN_MISSED, D.d_now, &se) == -1) {
 				store_failed("noting a missed fire", &se);
 				goto out;
@@ -415,6 +420,7 @@ fire_flush(void)
 {
 	struct store_error	 se;
 	const char		**ids;
+	char			(*hex)[CRON_IDLEN + 1];
 	unsigned char		*won;
 	size_t			 i, k, n, nwon, total = nqueue;
 	int64_t			 t0 = clock_mono();
@@ -436,11 +442,12 @@ fire_flush(void)
 	}
 	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
 	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
+	hex = xreallocarray(NULL, nqueue, sizeof(*hex));
 	won = xmalloc(nqueue);
 	for (i = 0; i < nqueue; i = k) {
 		for (k = i; k < nqueue && queue[k].q_fire == queue[i].q_fire;
 		    k++)
-			ids[k - i] = queue[k].q_job->j_id;
+			ids[k - i] = job_id(queue[k].q_job, hex[k]);
 		n = k - i;
 		if (n == 1) {
 			fire_one(queue[i].q_job, queue[i].q_fire, 0);
@@ -454,7 +461,7 @@ fire_flush(void)
 		fire_store_ok();
 		for (n = i; n < k; n++) {
 			w = won[n - i];
-			if (!w && store_claim(D.d_st, queue[n].q_job->j_id,
+			if (!w && store_claim(D.d_st, hex[n],
 			    queue[n].q_fire, &w, &se) == -1) {
 				store_failed("claiming a fire", &se);
 				w = 0;
@@ -463,6 +470,7 @@ fire_flush(void)
 		}
 	}
 	free(ids);
+	free(hex);
 	free(won);
 	nqueue = 0;
 	log_debug("(CRON) FLUSH (%zu fires in %lld ms)", total,

@@ -77,14 +77,14 @@ static char **
 env_build(const struct job *j, const struct passwd *pw, const char *fireid,
     time_t fire)
 {
-	char	**env, when[32];
+	char	**env, when[32], id[CRON_IDLEN + 1];
 
-	if (jobenv_build(pw, j->j_env, &env) == -1)
+	if (jobenv_build(pw, job_env(j), &env) == -1)
 		fatal("environment");
 	fmt_utc(fire, when, sizeof(when));
 	if (jobenv_set(&env, "CLUSTERCRON_FIRE_ID", fireid) == -1 ||
 	    jobenv_set(&env, "CLUSTERCRON_FIRE_TIME", when) == -1 ||
-	    jobenv_set(&env, "CLUSTERCRON_JOB_ID", j->j_id) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_JOB_ID", job_id(j, id)) == -1 ||
 	    jobenv_set(&env, "CLUSTERCRON_NODE", D.d_conf.c_node) == -1 ||
 	    jobenv_set(&env, "CLUSTERCRON_ATTEMPT", "1") == -1)
 		fatal("environment");
@@ -103,30 +103,30 @@ run_start(struct job *j, time_t fire, int cluster)
 	struct passwd	*pw;
 	char		 when[32], fireid[CRON_IDLEN + 40];
 
-	if ((pw = getpwnam(j->j_owner)) == NULL) {
+	if ((pw = getpwnam(job_owner(j))) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
-		    j->j_owner, j->j_id);
+		    job_owner(j), job_id(j, fireid));
 		return (-1);
 	}
 	f = xcalloc(1, sizeof(*f));
 	f->f_job = j;
-	strlcpy(f->f_id, j->j_id, sizeof(f->f_id));
-	f->f_owner = xstrdup(j->j_owner);
-	f->f_rawcmd = xstrdup(j->j_cmd);
-	f->f_cmd = cmd_escape(j->j_cmd);
-	if (j->j_input != NULL) {
-		f->f_input = xstrdup(j->j_input);
+	job_id(j, f->f_id);
+	f->f_owner = xstrdup(job_owner(j));
+	f->f_rawcmd = xstrdup(job_cmd(j));
+	f->f_cmd = cmd_escape(job_cmd(j));
+	if (job_input(j) != NULL) {
+		f->f_input = xstrdup(job_input(j));
 		f->f_inputlen = strlen(f->f_input);
 	}
 	fmt_utc(fire, when, sizeof(when));
-	snprintf(fireid, sizeof(fireid), "%s@%s", j->j_id, when);
+	snprintf(fireid, sizeof(fireid), "%s@%s", f->f_id, when);
 	f->f_env = env_build(j, pw, fireid, fire);
 	f->f_instant = fire;
 	f->f_cluster = cluster;
 	f->f_attempt = 1;
-	f->f_nretry = j->j_opts->o_nretry;
-	memcpy(f->f_retry, j->j_opts->o_retry, sizeof(f->f_retry));
-	f->f_timeout = j->j_opts->o_timeout;
+	f->f_nretry = job_opts(j)->o_nretry;
+	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
+	f->f_timeout = job_opts(j)->o_timeout;
 	timer_init(&f->f_timer, fire_timer, f);
 	LIST_INSERT_HEAD(&D.d_fires, f, f_entry);
 	if (attempt_start(f) == -1) {

@@ -76,9 +76,11 @@ struct zone {
 };
 static struct zone	*zones;
 
-/* Jobs new or changed since the last registration in the store. */
-static TAILQ_HEAD(, job) pending = TAILQ_HEAD_INITIALIZER(pending);
 static size_t		 nzones;
+
+/* The schedules jobs share, by hash of schedule, zone and text. */
+static struct jsched	**scheds;
+static size_t		 nscheds, schedcap;
 
 RB_GENERATE(tables, table, tb_entry, table_cmp);
 
@@ -101,11 +103,18 @@ static const char *pool_str(struct pool **, const char *);
 static void	 pool_free(struct pool *);
 static const char *const *share_env(struct pool **, struct share *,
 		    const char *const *);
-static const struct cron_opts *share_opts(struct pool **, struct share *,
-		    const struct cron_opts *);
-static const char *share_str(struct pool **, const char **, const char *);
+static const struct jctx *share_ctx(struct pool **, struct share *,
+		    const struct cron_entry *, const char *);
+static const char *job_text(struct pool **, const struct cron_entry *,
+		    uint8_t *);
 static void	 job_release(struct job *);
 static int	 same_sched(const struct job *, const struct job *);
+static uint32_t	 sched_hash(const struct cron_sched *, const char *,
+		    const char *);
+static int	 sched_eq(const struct cron_sched *, const struct cron_sched *);
+static const struct jsched *sched_get(const struct cron_sched *,
+		    const char *, const struct cron_tz *, const char *);
+static void	 sched_put(const struct jsched *);
 static int	 stat_same(const struct table *, const struct stat *);
 
 int
@@ -224,15 +233,14 @@ pool_free(struct pool *p)
 /*
  * Copies of what entries share, made once per table: the parser gives
  * consecutive entries the same environment snapshot, and most entries
- * of a table have the same options, owner and zone.
+ * of a table have the same options and owner.
  */
 struct share {
 	const char *const *s_env_src;
 	const char *const *s_env;
 	struct cron_opts s_opts_src;
-	const struct cron_opts *s_opts;
-	const char	*s_user;
-	const char	*s_zone;
+	const char	*s_owner_src;
+	const struct jctx *s_ctx;
 };
 
 static const char *const *
@@ -254,31 +262,162 @@ share_env(struct pool **pp, struct share *sh, const char *const *env)
 	return (d);
 }
 
-static const struct cron_opts *
-share_opts(struct pool **pp, struct share *sh, const struct cron_opts *o)
+/* The owner, environment and options of an entry, shared when they can. */
+static const struct jctx *
+share_ctx(struct pool **pp, struct share *sh, const struct cron_entry *e,
+    const char *owner)
 {
-	struct cron_opts	*d;
+	struct jctx	*c;
 
-	if (sh->s_opts != NULL &&
-	    memcmp(o, &sh->s_opts_src, sizeof(*o)) == 0)
-		return (sh->s_opts);
-	d = pool_alloc(pp, sizeof(*d), sizeof(max_align_t));
-	*d = *o;
-	d->o_name = pool_str(pp, o->o_name);
-	sh->s_opts_src = *o;
-	sh->s_opts = d;
+	if (sh->s_ctx != NULL && e->e_env == sh->s_env_src &&
+	    strcmp(owner, sh->s_owner_src) == 0 &&
+	    memcmp(&e->e_opts, &sh->s_opts_src, sizeof(e->e_opts)) == 0)
+		return (sh->s_ctx);
+	c = pool_alloc(pp, sizeof(*c), sizeof(max_align_t));
+	c->c_opts = e->e_opts;
+	c->c_opts.o_name = pool_str(pp, e->e_opts.o_name);
+	if (sh->s_ctx != NULL && strcmp(owner, sh->s_owner_src) == 0)
+		c->c_owner = sh->s_ctx->c_owner;
+	else
+		c->c_owner = pool_str(pp, owner);
+	c->c_env = share_env(pp, sh, e->e_env);
+	memcpy(&sh->s_opts_src, &e->e_opts, sizeof(sh->s_opts_src));
+	sh->s_owner_src = c->c_owner;
+	sh->s_ctx = c;
+	return (c);
+}
+
+/* The command and its input, one after the other. */
+static const char *
+job_text(struct pool **pp, const struct cron_entry *e, uint8_t *flags)
+{
+	size_t	 clen, ilen = 0;
+	char	*d;
+
+	clen = strlen(e->e_cmd) + 1;
+	if (e->e_input != NULL) {
+		ilen = strlen(e->e_input) + 1;
+		*flags |= JOB_INPUT;
+	}
+	d = pool_alloc(pp, clen + ilen, 1);
+	memcpy(d, e->e_cmd, clen);
+	if (ilen > 0)
+		memcpy(d + clen, e->e_input, ilen);
 	return (d);
 }
 
-static const char *
-share_str(struct pool **pp, const char **last, const char *s)
+/*
+ * Schedules, interned across tables and counted: with many jobs, most
+ * share a few schedules.  The key is the parsed schedule, the zone's
+ * name and the text as written (which the store records).
+ */
+static uint32_t
+sched_hash(const struct cron_sched *s, const char *zone, const char *when)
 {
-	if (s == NULL)
-		return (NULL);
-	if (*last != NULL && strcmp(*last, s) == 0)
-		return (*last);
-	*last = pool_str(pp, s);
-	return (*last);
+	uint64_t	 v[4];
+	const unsigned char *p;
+	uint32_t	 h = 2166136261u;
+	size_t		 i;
+
+	v[0] = s->s_sec;
+	v[1] = s->s_min;
+	v[2] = (uint64_t)s->s_hour << 32 | s->s_dom;
+	v[3] = (uint64_t)s->s_mon << 16 | (uint64_t)s->s_dow << 8 |
+	    s->s_flags;
+	p = (const unsigned char *)v;
+	for (i = 0; i < sizeof(v); i++)
+		h = (h ^ p[i]) * 16777619u;
+	for (p = (const unsigned char *)when; *p != '\0'; p++)
+		h = (h ^ *p) * 16777619u;
+	if (zone != NULL) {
+		h = (h ^ 0xff) * 16777619u;
+		for (p = (const unsigned char *)zone; *p != '\0'; p++)
+			h = (h ^ *p) * 16777619u;
+	}
+	return (h);
+}
+
+static int
+sched_eq(const struct cron_sched *a, const struct cron_sched *b)
+{
+	return (a->s_sec == b->s_sec && a->s_min == b->s_min &&
+	    a->s_hour == b->s_hour && a->s_dom == b->s_dom &&
+	    a->s_mon == b->s_mon && a->s_dow == b->s_dow &&
+	    a->s_flags == b->s_flags);
+}
+
+/* A reference to the shared copy of a schedule, made if need be. */
+static const struct jsched *
+sched_get(const struct cron_sched *s, const char *zone,
+    const struct cron_tz *tz, const char *when)
+{
+	struct jsched	*js, **v;
+	size_t		 i, ncap, wlen, zlen;
+	uint32_t	 h;
+
+	h = sched_hash(s, zone, when);
+	if (schedcap > 0) {
+		for (js = scheds[h & (schedcap - 1)]; js != NULL;
+		    js = js->js_next) {
+			if (sched_eq(&js->js_sched, s) &&
+			    strcmp(js->js_when, when) == 0 &&
+			    (js->js_zone == NULL ? zone == NULL :
+			    zone != NULL && strcmp(js->js_zone, zone) == 0)) {
+				js->js_refs++;
+				return (js);
+			}
+		}
+	}
+	if (nscheds >= schedcap / 2) {
+		ncap = schedcap == 0 ? 64 : schedcap * 2;
+		v = xcalloc(ncap, sizeof(*v));
+		for (i = 0; i < schedcap; i++) {
+			while ((js = scheds[i]) != NULL) {
+				scheds[i] = js->js_next;
+				h = sched_hash(&js->js_sched, js->js_zone,
+				    js->js_when) & (ncap - 1);
+				js->js_next = v[h];
+				v[h] = js;
+			}
+		}
+		free(scheds);
+		scheds = v;
+		schedcap = ncap;
+		h = sched_hash(s, zone, when);
+	}
+	wlen = strlen(when) + 1;
+	zlen = zone != NULL ? strlen(zone) + 1 : 0;
+	js = xmalloc(sizeof(*js) + wlen + zlen);
+	js->js_sched = *s;
+	js->js_refs = 1;
+	js->js_tz = tz;
+	memcpy(js->js_when, when, wlen);
+	js->js_zone = NULL;
+	if (zone != NULL) {
+		memcpy(js->js_when + wlen, zone, zlen);
+		js->js_zone = js->js_when + wlen;
+	}
+	js->js_next = scheds[h & (schedcap - 1)];
+	scheds[h & (schedcap - 1)] = js;
+	nscheds++;
+	return (js);
+}
+
+static void
+sched_put(const struct jsched *cjs)
+{
+	struct jsched	**pp, *js = (struct jsched *)cjs;
+	uint32_t	 h;
+
+	if (js == NULL || --js->js_refs > 0)
+		return;
+	h = sched_hash(&js->js_sched, js->js_zone, js->js_when);
+	for (pp = &scheds[h & (schedcap - 1)]; *pp != js;
+	    pp = &(*pp)->js_next)
+		;
+	*pp = js->js_next;
+	nscheds--;
+	free(js);
 }
 
 /*
@@ -721,7 +860,7 @@ table_load(struct table *tb, const char *text, size_t len)
 /*
  * Jobs come from slabs, without malloc's overhead per job: with many
  * entries that overhead is a tenth of the daemon.  A free job is linked
- * through j_pend, which it does not use then.
+ * through j_free.
  */
 #define SLAB_JOBS	256
 static struct job	*job_freelist;
@@ -739,47 +878,87 @@ job_alloc(void)
 		slabs = xreallocarray(slabs, nslabs + 1, sizeof(*slabs));
 		slabs[nslabs++] = slab;
 		for (i = 0; i < SLAB_JOBS; i++) {
-			slab[i].j_pend.tqe_next = job_freelist;
+			slab[i].j_free = job_freelist;
 			job_freelist = &slab[i];
 		}
 	}
 	j = job_freelist;
-	job_freelist = j->j_pend.tqe_next;
+	job_freelist = j->j_free;
 	memset(j, 0, sizeof(*j));
 	return (j);
 }
 
+/* Back to the free list, with its reference to its schedule. */
 static void
 job_release(struct job *j)
 {
-	j->j_pend.tqe_next = job_freelist;
+	sched_put(j->j_sched);
+	j->j_free = job_freelist;
 	job_freelist = j;
 }
+
+/* A job in the making, with the entry's place to sort duplicates. */
+struct newjob {
+	struct job	*n_job;
+	size_t		 n_line;
+};
 
 static int
 job_cmp(const void *a, const void *b)
 {
-	const struct job	*ja = *(const struct job *const *)a;
-	const struct job	*jb = *(const struct job *const *)b;
+	const struct newjob	*na = a, *nb = b;
 	int			 c;
 
-	if ((c = strcmp(ja->j_id, jb->j_id)) != 0)
+	if ((c = memcmp(na->n_job->j_id, nb->n_job->j_id, JOB_IDLEN)) != 0)
 		return (c);
-	if (ja->j_line != jb->j_line)
-		return (ja->j_line < jb->j_line ? -1 : 1);
+	if (na->n_line != nb->n_line)
+		return (na->n_line < nb->n_line ? -1 : 1);
 	return (0);
 }
 
 static int
 same_sched(const struct job *a, const struct job *b)
 {
-	if (memcmp(&a->j_sched, &b->j_sched, sizeof(a->j_sched)) != 0)
+	if (a->j_sched != b->j_sched &&
+	    (!sched_eq(&a->j_sched->js_sched, &b->j_sched->js_sched) ||
+	    a->j_sched->js_tz != b->j_sched->js_tz))
 		return (0);
-	if ((a->j_zone == NULL) != (b->j_zone == NULL))
-		return (0);
-	if (a->j_zone != NULL && strcmp(a->j_zone, b->j_zone) != 0)
-		return (0);
-	return (a->j_opts->o_spread == b->j_opts->o_spread);
+	return (job_opts(a)->o_spread == job_opts(b)->o_spread);
+}
+
+/* The 32 hex digits of the job's identity, in buf. */
+const char *
+job_id(const struct job *j, char buf[CRON_IDLEN + 1])
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < JOB_IDLEN; i++) {
+		buf[2 * i] = hex[j->j_id[i] >> 4];
+		buf[2 * i + 1] = hex[j->j_id[i] & 0xf];
+	}
+	buf[CRON_IDLEN] = '\0';
+	return (buf);
+}
+
+/*
+ * The scheduled instant of the job's queued (or last queued) fire: its
+ * timer less the spreading delay and the deferral.
+ */
+time_t
+job_fire(const struct job *j)
+{
+	int64_t	 when = j->j_timer.t_when;
+
+	if (j->j_flags & JOB_DEFERRED)
+		when -= D.d_conf.c_defer_ms;
+	return ((time_t)(when / 1000) - (time_t)j->j_spread);
+}
+
+static int
+hexval(char c)
+{
+	return (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
 }
 
 /*
@@ -790,18 +969,20 @@ static void
 table_jobs(struct table *tb, struct crontab *ct)
 {
 	struct job		**nj = NULL, *j, *o;
+	struct newjob		*sorted = NULL;
 	const struct cron_entry	*e;
 	const struct cron_tz	*tz;
 	struct pool		*pool = NULL;
 	struct share		 sh;
 	const char		*owner;
+	char			 id[CRON_IDLEN + 1];
 	size_t			 i, k, n = 0;
 	int			 c;
 	time_t			 now = (time_t)(D.d_now / 1000);
 
 	memset(&sh, 0, sizeof(sh));
 	if (ct != NULL && ct->ct_nent > 0)
-		nj = xreallocarray(NULL, ct->ct_nent, sizeof(*nj));
+		sorted = xreallocarray(NULL, ct->ct_nent, sizeof(*sorted));
 	for (i = 0; ct != NULL && i < ct->ct_nent; i++) {
 		e = &ct->ct_ent[i];
 		owner = tb->tb_owner != NULL ? tb->tb_owner : e->e_user;
@@ -817,24 +998,26 @@ table_jobs(struct table *tb, struct crontab *ct)
 		}
 		j = job_alloc();
 		j->j_timer.t_idx = TIMER_IDLE;
-		j->j_sched = e->e_sched;
-		j->j_tz = tz;
-		j->j_opts = share_opts(&pool, &sh, &e->e_opts);
-		j->j_owner = tb->tb_owner != NULL ? tb->tb_owner :
-		    share_str(&pool, &sh.s_user, owner);
-		j->j_cmd = pool_str(&pool, e->e_cmd);
-		j->j_input = pool_str(&pool, e->e_input);
-		j->j_when = pool_str(&pool, e->e_when);
-		j->j_zone = share_str(&pool, &sh.s_zone, e->e_tz);
-		j->j_env = share_env(&pool, &sh, e->e_env);
-		j->j_line = (uint32_t)e->e_line;
-		cron_entry_id(e, tb->tb_owner, j->j_id);
-		nj[n++] = j;
+		j->j_sched = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
+		j->j_ctx = share_ctx(&pool, &sh, e, owner);
+		j->j_text = job_text(&pool, e, &j->j_flags);
+		cron_entry_id(e, tb->tb_owner, id);
+		for (k = 0; k < JOB_IDLEN; k++)
+			j->j_id[k] = (uint8_t)(hexval(id[2 * k]) << 4 |
+			    hexval(id[2 * k + 1]));
+		sorted[n].n_job = j;
+		sorted[n++].n_line = e->e_line;
 	}
 	/* Everything needed is copied: the parsed table goes. */
 	crontab_free(ct);
 	if (n > 1)
-		qsort(nj, n, sizeof(*nj), job_cmp);
+		qsort(sorted, n, sizeof(*sorted), job_cmp);
+	if (n > 0) {
+		nj = xreallocarray(NULL, n, sizeof(*nj));
+		for (i = 0; i < n; i++)
+			nj[i] = sorted[i].n_job;
+	}
+	free(sorted);
 
 	/* Merge: old jobs that survive take the new entries. */
 	i = k = 0;
@@ -844,16 +1027,18 @@ table_jobs(struct table *tb, struct crontab *ct)
 		else if (k == n)
 			c = -1;
 		else
-			c = strcmp(tb->tb_jobs[i]->j_id, nj[k]->j_id);
+			c = memcmp(tb->tb_jobs[i]->j_id, nj[k]->j_id,
+			    JOB_IDLEN);
 		if (c < 0) {
 			job_free(tb->tb_jobs[i++]);
 			continue;
 		}
 		if (c > 0) {
 			j = nj[k++];
-			j->j_new = 1;
-			TAILQ_INSERT_TAIL(&pending, j, j_pend);
-			j->j_spread = job_spread(j->j_id, j->j_opts->o_spread);
+			j->j_flags |= JOB_NEW;
+			tb->tb_pending = 1;
+			j->j_spread = job_spread(j->j_id,
+			    job_opts(j)->o_spread);
 			D.d_njobs++;
 			if (!D.d_stopping)
 				job_schedule(j, now);
@@ -863,29 +1048,27 @@ table_jobs(struct table *tb, struct crontab *ct)
 		j = nj[k];
 		nj[k++] = o;
 		c = same_sched(o, j);
-		if (o->j_opts->o_scope != j->j_opts->o_scope ||
-		    o->j_opts->o_overlap != j->j_opts->o_overlap ||
-		    o->j_opts->o_misfire != j->j_opts->o_misfire ||
-		    o->j_opts->o_grace != j->j_opts->o_grace ||
-		    strcmp(o->j_when, j->j_when) != 0 ||
-		    strcmp(o->j_cmd, j->j_cmd) != 0) {
-			if (!o->j_new)
-				TAILQ_INSERT_TAIL(&pending, o, j_pend);
-			o->j_new = 1;
+		if (job_opts(o)->o_scope != job_opts(j)->o_scope ||
+		    job_opts(o)->o_overlap != job_opts(j)->o_overlap ||
+		    job_opts(o)->o_misfire != job_opts(j)->o_misfire ||
+		    job_opts(o)->o_grace != job_opts(j)->o_grace ||
+		    strcmp(o->j_sched->js_when, j->j_sched->js_when) != 0 ||
+		    strcmp(job_cmd(o), job_cmd(j)) != 0) {
+			o->j_flags |= JOB_NEW;
+			tb->tb_pending = 1;
 		}
+		/* The old job takes the new one's schedule reference. */
+		sched_put(o->j_sched);
 		o->j_sched = j->j_sched;
-		o->j_tz = j->j_tz;
-		o->j_opts = j->j_opts;
-		o->j_owner = j->j_owner;
-		o->j_cmd = j->j_cmd;
-		o->j_input = j->j_input;
-		o->j_when = j->j_when;
-		o->j_zone = j->j_zone;
-		o->j_env = j->j_env;
-		o->j_line = j->j_line;
+		j->j_sched = NULL;
+		o->j_ctx = j->j_ctx;
+		o->j_text = j->j_text;
+		o->j_flags = (uint8_t)((o->j_flags & ~JOB_INPUT) |
+		    (j->j_flags & JOB_INPUT));
 		job_release(j);
 		if (!c) {
-			o->j_spread = job_spread(o->j_id, o->j_opts->o_spread);
+			o->j_spread = job_spread(o->j_id,
+			    job_opts(o)->o_spread);
 			if (!D.d_stopping)
 				job_schedule(o, now);
 		}
@@ -902,8 +1085,6 @@ job_free(struct job *j)
 {
 	heap_del(&D.d_wall, &j->j_timer);
 	fire_forget(j);
-	if (j->j_new)
-		TAILQ_REMOVE(&pending, j, j_pend);
 	run_detach_job(j);
 	D.d_njobs--;
 	job_release(j);
@@ -940,6 +1121,9 @@ tables_free(void)
 	slabs = NULL;
 	nslabs = 0;
 	job_freelist = NULL;
+	free(scheds);
+	scheds = NULL;
+	nscheds = schedcap = 0;
 	for (i = 0; i < nzones; i++) {
 		free(zones[i].z_name);
 		tz_free(zones[i].z_tz);
@@ -962,18 +1146,16 @@ tables_free(void)
 void
 job_schedule(struct job *j, time_t after)
 {
-	time_t	 next;
-	int64_t	 when;
+	const struct jsched	*js = j->j_sched;
+	time_t			 next;
 
-	if (j->j_sched.s_flags & SCHED_REBOOT ||
-	    sched_next(&j->j_sched, j->j_tz, after, &next) == -1) {
+	if (js->js_sched.s_flags & SCHED_REBOOT ||
+	    sched_next(&js->js_sched, js->js_tz, after, &next) == -1) {
 		heap_del(&D.d_wall, &j->j_timer);
 		return;
 	}
-	j->j_fire = next;
-	j->j_deferred = 0;
-	when = ((int64_t)next + j->j_spread) * 1000;
-	heap_set(&D.d_wall, &j->j_timer, when);
+	j->j_flags &= ~JOB_DEFERRED;
+	heap_set(&D.d_wall, &j->j_timer, ((int64_t)next + j->j_spread) * 1000);
 }
 
 /* After a big jump of the clock: every job from the present. */
@@ -1000,7 +1182,7 @@ jobs_reboot(void)
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = tb->tb_jobs[i];
-			if (j->j_sched.s_flags & SCHED_REBOOT)
+			if (j->j_sched->js_sched.s_flags & SCHED_REBOOT)
 				run_start(j, (time_t)(D.d_now / 1000), 0);
 		}
 	}
@@ -1008,76 +1190,77 @@ jobs_reboot(void)
 
 /*
  * Register in the store the jobs that are new or changed (all of them
- * with all set).  On failure they stay marked and go with the next
- * registration.
- */
-static void	 reg_add(struct job *, struct store_job **, char ***,
-		    size_t *, size_t *);
-
-static void
-reg_add(struct job *j, struct store_job **sjp, char ***cmdsp, size_t *np,
-    size_t *capp)
-{
-	struct store_job	*sj;
-	size_t			 n = *np;
-
-	if (n == *capp) {
-		*capp = *capp == 0 ? 256 : *capp * 2;
-		*sjp = xreallocarray(*sjp, *capp, sizeof(**sjp));
-		*cmdsp = xreallocarray(*cmdsp, *capp, sizeof(**cmdsp));
-	}
-	sj = &(*sjp)[n];
-	memset(sj, 0, sizeof(*sj));
-	sj->j_id = j->j_id;
-	sj->j_owner = (char *)j->j_owner;
-	sj->j_sched = (char *)j->j_when;
-	sj->j_zone = (char *)(j->j_zone != NULL ? j->j_zone : "");
-	(*cmdsp)[n] = xstrdup(j->j_cmd);
-	if (strlen((*cmdsp)[n]) > CMD_SUMMARY)
-		(*cmdsp)[n][CMD_SUMMARY] = '\0';
-	sj->j_cmd = (*cmdsp)[n];
-	sj->j_scope = j->j_opts->o_scope;
-	sj->j_overlap = j->j_opts->o_overlap;
-	sj->j_misfire = j->j_opts->o_misfire;
-	sj->j_grace = j->j_opts->o_grace;
-	*np = n + 1;
-}
-
-/*
- * Register in the store the jobs that are new or changed (all of them
  * with all set).  On failure they stay pending and go with the next
- * registration.
+ * registration.  The records borrow the jobs' strings; only the hex
+ * identities and the summaries of long commands are made for the call,
+ * and freed after it.
  */
 void
 tables_register(int all)
 {
 	struct table		*tb;
 	struct job		*j;
-	struct store_job	*sj = NULL;
+	struct store_job	*sj = NULL, *r;
 	struct store_error	 se;
-	char			**cmds = NULL;
-	size_t			 i, n = 0, cap = 0;
+	char			(*ids)[CRON_IDLEN + 1] = NULL, **cmds = NULL;
+	size_t			 i, n = 0, k = 0, ncmds = 0;
 
 	if (D.d_st == NULL)
 		return;
-	if (all) {
-		RB_FOREACH(tb, tables, &D.d_tables)
-			for (i = 0; i < tb->tb_njobs; i++)
-				reg_add(tb->tb_jobs[i], &sj, &cmds, &n, &cap);
-	} else {
-		TAILQ_FOREACH(j, &pending, j_pend)
-			reg_add(j, &sj, &cmds, &n, &cap);
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		if (!all && !tb->tb_pending)
+			continue;
+		for (i = 0; i < tb->tb_njobs; i++)
+			if (all || tb->tb_jobs[i]->j_flags & JOB_NEW)
+				n++;
+	}
+	if (n > 0) {
+		sj = xcalloc(n, sizeof(*sj));
+		ids = xreallocarray(NULL, n, sizeof(*ids));
+	}
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		if (!all && !tb->tb_pending)
+			continue;
+		for (i = 0; i < tb->tb_njobs; i++) {
+			j = tb->tb_jobs[i];
+			if (!all && !(j->j_flags & JOB_NEW))
+				continue;
+			r = &sj[k];
+			r->j_id = (char *)job_id(j, ids[k]);
+			r->j_owner = (char *)job_owner(j);
+			r->j_sched = (char *)j->j_sched->js_when;
+			r->j_zone = (char *)(j->j_sched->js_zone != NULL ?
+			    j->j_sched->js_zone : "");
+			r->j_cmd = (char *)job_cmd(j);
+			if (strlen(r->j_cmd) > CMD_SUMMARY) {
+				cmds = xreallocarray(cmds, ncmds + 1,
+				    sizeof(*cmds));
+				cmds[ncmds] = xmalloc(CMD_SUMMARY + 1);
+				memcpy(cmds[ncmds], r->j_cmd, CMD_SUMMARY);
+				cmds[ncmds][CMD_SUMMARY] = '\0';
+				r->j_cmd = cmds[ncmds++];
+			}
+			r->j_scope = job_opts(j)->o_scope;
+			r->j_overlap = job_opts(j)->o_overlap;
+			r->j_misfire = job_opts(j)->o_misfire;
+			r->j_grace = job_opts(j)->o_grace;
+			k++;
+		}
 	}
 	if (n > 0 && store_jobs_register(D.d_st, sj, n, &se) == -1)
 		store_failed("registering jobs", &se);
 	else {
-		while ((j = TAILQ_FIRST(&pending)) != NULL) {
-			TAILQ_REMOVE(&pending, j, j_pend);
-			j->j_new = 0;
+		RB_FOREACH(tb, tables, &D.d_tables) {
+			if (!tb->tb_pending)
+				continue;
+			for (i = 0; i < tb->tb_njobs; i++)
+				tb->tb_jobs[i]->j_flags &= ~JOB_NEW;
+			tb->tb_pending = 0;
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ncmds; i++)
 		free(cmds[i]);
 	free(cmds);
+	free(ids);
 	free(sj);
 }
