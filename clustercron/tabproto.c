@@ -6,6 +6,9 @@
  * tabproto.h).  Shared by ctab and the daemon.
  */
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -208,4 +211,17 @@ tab_count_lines(const char *text, size_t len)
 	if (len > 0 && text[len - 1] != '\n')
 		n++;
 	return (n);
+}
+
+int
+tab_sockaddr(const char *path, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlcpy(sun->sun_path, path, sizeof(sun->sun_path)) >=
+	    sizeof(sun->sun_path)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
 }

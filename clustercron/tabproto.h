@@ -53,6 +53,13 @@ void	 tab_set(struct tabmsg *, const char *, const char *, int64_t,
 	    const char *);
 
 /*
+ * tab_sockaddr() fills a unix socket address for path; -1 with errno
+ * ENAMETOOLONG when the path does not fit.
+ */
+struct sockaddr_un;
+int	 tab_sockaddr(const char *, struct sockaddr_un *);
+
+/*
  * tab_count_lines() counts the lines of a table's text as cron does:
  * a last line without newline counts too.
  */

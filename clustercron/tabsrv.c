@@ -52,10 +52,7 @@ tabsrv_open(const char *path, const char *allow, const char *deny,
 	mode_t			 old;
 
 	*out = NULL;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path)) {
+	if (tab_sockaddr(path, &sun) == -1) {
 		snprintf(errbuf, errlen, "%s: socket path too long", path);
 		return (-1);
 	}
@@ -234,7 +231,9 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		goto done;
 	}
 
-	if (strcmp(req.tm_word, "get") == 0) {
+	/* Reading and removing need the table as it stands. */
+	if (strcmp(req.tm_word, "get") == 0 ||
+	    strcmp(req.tm_word, "del") == 0) {
 		if (store_table_get(st, user, &text, &version, &se) == -1) {
 			STORE_REPLY(fd, &se);
 			goto done;
@@ -243,6 +242,8 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 			reply(fd, "none", version, "no crontab for %s", user);
 			goto done;
 		}
+	}
+	if (strcmp(req.tm_word, "get") == 0) {
 		tab_set(&cur, "ok", user, version, NULL);
 		cur.tm_body = text;
 		cur.tm_bodylen = strlen(text);
@@ -284,14 +285,6 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		log_info("(%s) REPLACE (%s)", caller, user);
 		rv = 1;
 	} else if (strcmp(req.tm_word, "del") == 0) {
-		if (store_table_get(st, user, &text, &version, &se) == -1) {
-			STORE_REPLY(fd, &se);
-			goto done;
-		}
-		if (text == NULL) {
-			reply(fd, "none", version, "no crontab for %s", user);
-			goto done;
-		}
 		if (store_table_put(st, user, NULL, req.tm_version, &newv,
 		    &se) == -1) {
 			STORE_REPLY(fd, &se);

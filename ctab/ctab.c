@@ -65,10 +65,7 @@ call(const struct tabmsg *req, struct tabmsg *rep)
 	struct sockaddr_un	 sun;
 	int			 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlcpy(sun.sun_path, sockpath, sizeof(sun.sun_path)) >=
-	    sizeof(sun.sun_path)) {
+	if (tab_sockaddr(sockpath, &sun) == -1) {
 		warnx("%s: socket path too long", sockpath);
 		return (-1);
 	}

@@ -40,9 +40,7 @@ exchange(struct tabmsg *req, struct tabmsg *rep)
 	struct sockaddr_un	 sun;
 	int			 fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	strlcpy(sun.sun_path, sock, sizeof(sun.sun_path));
+	tab_sockaddr(sock, &sun);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
 	    tab_send(fd, req, 1000) == -1)
@@ -90,9 +88,7 @@ as_nobody(void)
 		close(p[0]);
 		if (setgid(65534) == -1 || setuid(65534) == -1)
 			_exit(2);
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		strlcpy(sun.sun_path, sock, sizeof(sun.sun_path));
+		tab_sockaddr(sock, &sun);
 		tab_set(&req, "get", "root", 0, NULL);
 		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
 		    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
@@ -261,9 +257,7 @@ main(void)
 		struct sockaddr_un	 sun;
 		int			 fd;
 
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		strlcpy(sun.sun_path, sock, sizeof(sun.sun_path));
+		tab_sockaddr(sock, &sun);
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		connect(fd, (struct sockaddr *)&sun, sizeof(sun));
 		(void)write(fd, "\0\0\0\5junk!", 9);
