@@ -1,0 +1,230 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# package.sh: build the Debian package from a copy of the tree in a
+# temporary directory (never in the source tree), unpack it into a
+# scratch root with dpkg -x (nothing is installed on this machine, /etc
+# is not touched) and check what it holds: clustercron next and ctab -T
+# run from it, the unit, the configuration's mode, the control fields
+# that make it a cron daemon.  Run as root, it also starts the packaged
+# daemon on a private configuration (its own store, socket, spool and
+# pid file) and checks that the packaged import-spool moves a spool
+# table into the store; the daemon is stopped from a trap.
+#
+# Not part of make check (it would run inside make distcheck):
+#	sh tests/package.sh
+# Exit status: 0 pass, 1 fail, 77 skip (no Debian build tools), 99
+# error, and 99 instead of 77 when CI is set.
+
+top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
+tmp=
+dpid=
+failed=0
+
+cleanup() {
+	if [ -n "$dpid" ]; then
+		kill "$dpid" 2>/dev/null
+		wait "$dpid" 2>/dev/null
+	fi
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 99' HUP INT TERM
+
+skip() {
+	echo "package.sh: $*" >&2
+	[ -n "${CI:-}" ] && exit 99
+	exit 77
+}
+ok() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; failed=1; }
+
+for tool in dpkg-buildpackage dpkg-deb dh fakeroot; do
+	command -v "$tool" >/dev/null 2>&1 ||
+	    skip "$tool not found: apt-get install dpkg-dev debhelper fakeroot"
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clustercron-package.XXXXXX") || exit 99
+src=$tmp/src/clustercron
+mkdir -p "$src" || exit 99
+
+# The copy: what git tracks and what it would track, so no build
+# products of a tree configured in place come along.
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$top" && git ls-files -z -c -o --exclude-standard |
+	    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\n" "$f"; done' sh |
+	    tar -cf - -T -) | (cd "$src" && tar -xf -) || exit 99
+else
+	(cd "$top" && tar -cf - --exclude='./build*' \
+	    --exclude=./autom4te.cache --exclude='*.o' --exclude='*.a' .) |
+	    (cd "$src" && tar -xf -) || exit 99
+	if [ -f "$src/config.status" ]; then
+		(cd "$src" && make distclean >/dev/null 2>&1)
+	fi
+fi
+
+(cd "$src" && dpkg-checkbuilddeps) >"$tmp/deps.log" 2>&1 ||
+    skip "$(cat "$tmp/deps.log")"
+
+echo "# dpkg-buildpackage -us -uc -b in $src"
+if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1
+then
+	tail -n 60 "$tmp/build.log"
+	echo "not ok - dpkg-buildpackage"
+	exit 1
+fi
+deb=
+for f in "$tmp"/src/clustercron_*.deb; do
+	[ -f "$f" ] && deb=$f
+done
+[ -n "$deb" ] || { echo "not ok - no .deb built"; exit 1; }
+ok "built ${deb##*/}"
+
+# The control fields that make it a drop-in cron.
+provides=$(dpkg-deb -f "$deb" Provides)
+conflicts=$(dpkg-deb -f "$deb" Conflicts)
+replaces=$(dpkg-deb -f "$deb" Replaces)
+case " $provides," in
+*" cron-daemon,"*) ok "Provides: $provides" ;;
+*) fail "Provides: $provides" ;;
+esac
+for c in cron cronie bcron systemd-cron; do
+	case " $conflicts," in
+	*" $c,"*) ;;
+	*) fail "Conflicts lacks $c: $conflicts" ;;
+	esac
+	case " $replaces," in
+	*" $c,"*) ;;
+	*) fail "Replaces lacks $c: $replaces" ;;
+	esac
+done
+
+root=$tmp/root
+dpkg-deb -x "$deb" "$root" || { echo "not ok - dpkg -x"; exit 1; }
+cc=$root/usr/sbin/clustercron
+ctab=$root/usr/bin/ctab
+
+out=$(TZDIR=${TZDIR:-/usr/share/zoneinfo} "$cc" next -n 2 -z Europe/London \
+    -f '2026-03-29 00:00' '30 1 * * *' 2>&1)
+want='2026-03-29T02:00:00+01:00
+2026-03-30T01:30:00+01:00'
+if [ "$out" = "$want" ]; then
+	ok "clustercron next from the package"
+else
+	fail "clustercron next from the package: got '$out'"
+fi
+if "$cc" next '61 * * * *' >/dev/null 2>&1; then
+	fail "clustercron next accepts a bad expression"
+else
+	ok "clustercron next refuses a bad expression"
+fi
+
+if "$ctab" -T "$src/contrib/example.crontab"; then
+	ok "ctab -T contrib/example.crontab from the package"
+else
+	fail "ctab -T contrib/example.crontab from the package"
+fi
+printf '0 0 * * * root true\n' >"$tmp/system.tab"
+if "$ctab" -T -s "$tmp/system.tab"; then
+	ok "ctab -T -s"
+else
+	fail "ctab -T -s"
+fi
+printf '61 * * * * true\n' >"$tmp/bad.tab"
+if "$ctab" -T "$tmp/bad.tab" 2>/dev/null; then
+	fail "ctab -T accepts a bad table"
+else
+	ok "ctab -T refuses a bad table"
+fi
+
+# What is installed around the programs.
+unit=$root/lib/systemd/system/clustercron.service
+if [ -f "$unit" ] && grep -qx 'ExecStart=/usr/sbin/clustercron' "$unit" &&
+    grep -qx 'PIDFile=/run/clustercron.pid' "$unit" &&
+    grep -qx 'KillMode=process' "$unit" &&
+    grep -qx 'Restart=on-failure' "$unit"; then
+	ok "the systemd unit"
+else
+	fail "the systemd unit"
+fi
+if [ "$(stat -c %a "$root/etc/clustercron.conf" 2>/dev/null)" = 600 ]; then
+	ok "/etc/clustercron.conf, mode 0600"
+else
+	fail "/etc/clustercron.conf, mode 0600"
+fi
+if [ "$(stat -c %a "$root/var/lib/clustercron" 2>/dev/null)" = 700 ]; then
+	ok "/var/lib/clustercron, mode 0700"
+else
+	fail "/var/lib/clustercron, mode 0700"
+fi
+if [ "$(readlink "$root/usr/bin/crontab")" = ctab ]; then
+	ok "crontab is ctab"
+else
+	fail "crontab is ctab"
+fi
+for m in man1/ctab.1.gz man5/ctab.5.gz man5/clustercron.conf.5.gz \
+    man8/clustercron.8.gz; do
+	[ -f "$root/usr/share/man/$m" ] || fail "no $m"
+done
+dpkg-deb -f "$deb" Pre-Depends | grep -q cron-daemon-common ||
+    fail "Pre-Depends lacks cron-daemon-common"
+ls "$root"/usr/share/doc/clustercron/migrating.md* >/dev/null 2>&1 ||
+    fail "no /usr/share/doc/clustercron/migrating.md"
+
+# The import of spool tables, against the packaged daemon on a private
+# configuration.  It needs root: only root installs other users' tables.
+if [ "$(id -u)" != 0 ]; then
+	echo "# not root: the import of spool tables is not tested"
+	[ "$failed" = 0 ] && exit 0
+	exit 1
+fi
+user=nobody
+getent passwd "$user" >/dev/null || { echo "# no user $user"; exit 99; }
+run=$tmp/run
+mkdir -p "$run/spool" "$run/saved" && chmod 755 "$run" || exit 99
+cat >"$run/clustercron.conf" <<EOF
+store = sqlite:$run/clustercron.db
+ctab-socket = $run/ctab.sock
+spool-dir = $run/spool
+crontab =
+crontab-dir =
+pidfile = $run/clustercron.pid
+reboot-file = $run/reboot
+sendmail =
+EOF
+# A job that will not come due while the test runs.
+printf 'MAILTO=""\n0 0 1 1 * echo from the spool\n' >"$run/spool/$user"
+chown "$user" "$run/spool/$user" && chmod 600 "$run/spool/$user" || exit 99
+cp "$run/spool/$user" "$run/expected"
+
+"$cc" -f -c "$run/clustercron.conf" >"$run/daemon.log" 2>&1 &
+dpid=$!
+i=0
+while [ ! -S "$run/ctab.sock" ]; do
+	i=$((i + 1))
+	if [ "$i" -gt 100 ] || ! kill -0 "$dpid" 2>/dev/null; then
+		cat "$run/daemon.log"
+		echo "not ok - the packaged daemon did not open its socket"
+		exit 1
+	fi
+	sleep 0.1
+done
+ok "the packaged daemon runs"
+
+CTAB=$ctab CTAB_SOCKET=$run/ctab.sock \
+    sh "$root/usr/lib/clustercron/import-spool" "$run/spool" "$run/saved" \
+    >"$run/import.log" 2>&1
+if [ ! -e "$run/spool/$user" ] && cmp -s "$run/expected" "$run/saved/$user" &&
+    CTAB_SOCKET=$run/ctab.sock "$ctab" -u "$user" -l >"$run/listed" &&
+    cmp -s "$run/expected" "$run/listed"; then
+	ok "import-spool moves a spool table into the store"
+else
+	cat "$run/import.log" "$run/daemon.log"
+	fail "import-spool moves a spool table into the store"
+fi
+
+kill "$dpid"
+wait "$dpid"
+dpid=
+[ "$failed" = 0 ]
