@@ -28,7 +28,14 @@
 #define TAB_MAXBYTES	(1024 * 1024)	/* a table's text */
 #define TAB_MAXLINES	10000
 #define TAB_MAXFRAME	(TAB_MAXBYTES + 1024)
-#define TAB_IOMS	2000		/* a whole exchange */
+/*
+ * The daemon serves one connection at a time inside its main loop, so
+ * it gives a caller little time: a local client sends its request at
+ * once.  ctab waits longer, since the daemon may be busy starting jobs
+ * and the store may be a network away.
+ */
+#define TAB_SERVER_MS	250
+#define TAB_CLIENT_MS	15000
 
 struct tabmsg {
 	char		 tm_word[16];

@@ -165,7 +165,7 @@ reply(int fd, const char *word, int64_t version, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tab_set(&m, word, NULL, version, msg);
-	(void)tab_send(fd, &m, TAB_IOMS);
+	(void)tab_send(fd, &m, TAB_SERVER_MS);
 }
 
 /* The store's answer to a failed call, credential-free by contract. */
@@ -197,7 +197,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		return (0);
 	}
 	strlcpy(caller, pw->pw_name, sizeof(caller));
-	if (tab_recv(fd, &req, TAB_IOMS) == -1) {
+	if (tab_recv(fd, &req, TAB_SERVER_MS) == -1) {
 		if (errno == EFBIG)
 			reply(fd, "invalid", 0, "table is larger than %d "
 			    "bytes", TAB_MAXBYTES);
@@ -247,7 +247,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		tab_set(&cur, "ok", user, version, NULL);
 		cur.tm_body = text;
 		cur.tm_bodylen = strlen(text);
-		(void)tab_send(fd, &cur, TAB_IOMS);
+		(void)tab_send(fd, &cur, TAB_SERVER_MS);
 		log_info("(%s) LIST (%s)", caller, user);
 	} else if (strcmp(req.tm_word, "put") == 0) {
 		if (req.tm_bodylen > TAB_MAXBYTES || (req.tm_bodylen > 0 &&

@@ -30,7 +30,7 @@ void	 tabsrv_close(struct tabsrv *);
 int	 tabsrv_fd(const struct tabsrv *);
 /*
  * tabsrv_serve() accepts one connection and answers its request within
- * TAB_IOMS, using the store (NULL when unreachable: the caller is told
+ * TAB_SERVER_MS, using the store (NULL when unreachable: the caller is told
  * to try again).  Returns 1 with the owner's name in changed when a
  * table was replaced or removed, 0 otherwise.
  */

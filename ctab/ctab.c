@@ -79,8 +79,8 @@ call(const struct tabmsg *req, struct tabmsg *rep)
 		close(fd);
 		return (-1);
 	}
-	if (tab_send(fd, req, TAB_IOMS * 2) == -1 ||
-	    tab_recv(fd, rep, TAB_IOMS * 2) == -1) {
+	if (tab_send(fd, req, TAB_CLIENT_MS) == -1 ||
+	    tab_recv(fd, rep, TAB_CLIENT_MS) == -1) {
 		warn("talking to the clustercron daemon at %s", sockpath);
 		close(fd);
 		return (-1);
