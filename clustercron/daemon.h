@@ -63,6 +63,7 @@ void	 mtimer_del(struct mtimer *);
 int	 mtimer_queued(const struct mtimer *);
 void	 heap_set(struct heap *, struct timer *, int64_t);
 void	 heap_del(struct heap *, struct timer *);
+void	 heap_moved(struct heap *, struct timer *);
 struct timer *heap_top(const struct heap *);
 void	 heap_free(struct heap *);
 
@@ -126,7 +127,7 @@ struct table {
 	int		 tb_loaded;	/* parsed without error once */
 	int		 tb_pending;	/* has jobs to register */
 	struct pool	*tb_pool;	/* the jobs' strings and options */
-	struct job	**tb_jobs;	/* sorted by id */
+	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
 RB_HEAD(tables, table);
@@ -324,6 +325,7 @@ uint32_t job_spread(const uint8_t *, uint32_t);
 void	 fire_store_ok(void);
 void	 fire_flush(void);
 void	 fire_forget(struct job *);
+void	 fire_moved(const struct job *, size_t, struct job *const *);
 
 /* run.c */
 int	 run_start(struct job *, time_t, int);

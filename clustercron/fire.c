@@ -349,7 +349,7 @@ fire_recover(void)
 	now = (time_t)(D.d_now / 1000);
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (k = 0; k < tb->tb_njobs; k++) {
-			j = tb->tb_jobs[k];
+			j = &tb->tb_jobs[k];
 			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
 			    j->j_sched->js_sched.s_flags & SCHED_REBOOT)
 				continue;
@@ -488,5 +488,22 @@ fire_forget(struct job *j)
 			queue[i] = queue[--nqueue];
 			i--;
 		}
+	}
+}
+
+/*
+ * Jobs moved (tables.c): old[i] is now map[i], or gone when NULL (and
+ * already forgotten).  The queue follows.
+ */
+void
+fire_moved(const struct job *old, size_t nold, struct job *const *map)
+{
+	uintptr_t	 lo = (uintptr_t)old, hi = (uintptr_t)(old + nold);
+	size_t		 i;
+
+	for (i = 0; i < nqueue; i++) {
+		if ((uintptr_t)queue[i].q_job >= lo &&
+		    (uintptr_t)queue[i].q_job < hi)
+			queue[i].q_job = map[queue[i].q_job - old];
 	}
 }

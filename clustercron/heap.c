@@ -131,6 +131,13 @@ heap_del(struct heap *h, struct timer *t)
 	heap_down(h, h->h_v[i]->t_idx);
 }
 
+/* A queued timer was moved in memory: its slot follows it. */
+void
+heap_moved(struct heap *h, struct timer *t)
+{
+	h->h_v[t->t_idx] = t;
+}
+
 /* The earliest timer, or NULL. */
 struct timer *
 heap_top(const struct heap *h)

@@ -97,7 +97,7 @@ static const struct cron_tz *zone_get(const char *);
 static int	 name_ok(const char *);
 static int	 job_cmp(const void *, const void *);
 static void	 job_free(struct job *);
-static struct job *job_alloc(void);
+static void	 jobs_moved(struct job *, size_t, struct job **);
 static void	*pool_alloc(struct pool **, size_t, size_t);
 static const char *pool_str(struct pool **, const char *);
 static void	 pool_free(struct pool *);
@@ -107,7 +107,6 @@ static const struct jctx *share_ctx(struct pool **, struct share *,
 		    const struct cron_entry *, const char *);
 static const char *job_text(struct pool **, const struct cron_entry *,
 		    uint8_t *);
-static void	 job_release(struct job *);
 static int	 same_sched(const struct job *, const struct job *);
 static uint32_t	 sched_hash(const struct cron_sched *, const char *,
 		    const char *);
@@ -115,6 +114,7 @@ static int	 sched_eq(const struct cron_sched *, const struct cron_sched *);
 static const struct jsched *sched_get(const struct cron_sched *,
 		    const char *, const struct cron_tz *, const char *);
 static void	 sched_put(const struct jsched *);
+static int	 hexval(char);
 static int	 stat_same(const struct table *, const struct stat *);
 
 int
@@ -857,46 +857,6 @@ table_load(struct table *tb, const char *text, size_t len)
 	table_jobs(tb, ct);
 }
 
-/*
- * Jobs come from slabs, without malloc's overhead per job: with many
- * entries that overhead is a tenth of the daemon.  A free job is linked
- * through j_free.
- */
-#define SLAB_JOBS	256
-static struct job	*job_freelist;
-static struct job	**slabs;
-static size_t		 nslabs;
-
-static struct job *
-job_alloc(void)
-{
-	struct job	*slab, *j;
-	size_t		 i;
-
-	if (job_freelist == NULL) {
-		slab = xreallocarray(NULL, SLAB_JOBS, sizeof(*slab));
-		slabs = xreallocarray(slabs, nslabs + 1, sizeof(*slabs));
-		slabs[nslabs++] = slab;
-		for (i = 0; i < SLAB_JOBS; i++) {
-			slab[i].j_free = job_freelist;
-			job_freelist = &slab[i];
-		}
-	}
-	j = job_freelist;
-	job_freelist = j->j_free;
-	memset(j, 0, sizeof(*j));
-	return (j);
-}
-
-/* Back to the free list, with its reference to its schedule. */
-static void
-job_release(struct job *j)
-{
-	sched_put(j->j_sched);
-	j->j_free = job_freelist;
-	job_freelist = j;
-}
-
 /* A job in the making, with the entry's place to sort duplicates. */
 struct newjob {
 	struct job	*n_job;
@@ -964,11 +924,17 @@ hexval(char c)
 /*
  * Merge the entries of ct (which is freed here) with the table's jobs,
  * both sorted by identity; see the comment at the top.
+ *
+ * A table's jobs are one array, without a pointer or an allocation of
+ * their own: with many entries those would be a tenth of the daemon.
+ * So a job that survives a reload moves to the new array, and what
+ * points at it is told: its slot in the wall heap, and the fires in
+ * flight or queued for a claim (jobs_moved()).
  */
 static void
 table_jobs(struct table *tb, struct crontab *ct)
 {
-	struct job		**nj = NULL, *j, *o;
+	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o, **map = NULL;
 	struct newjob		*sorted = NULL;
 	const struct cron_entry	*e;
 	const struct cron_tz	*tz;
@@ -976,13 +942,15 @@ table_jobs(struct table *tb, struct crontab *ct)
 	struct share		 sh;
 	const char		*owner;
 	char			 id[CRON_IDLEN + 1];
-	size_t			 i, k, n = 0;
+	size_t			 i, k, n = 0, nold = tb->tb_njobs;
 	int			 c;
 	time_t			 now = (time_t)(D.d_now / 1000);
 
 	memset(&sh, 0, sizeof(sh));
-	if (ct != NULL && ct->ct_nent > 0)
+	if (ct != NULL && ct->ct_nent > 0) {
+		tmp = xreallocarray(NULL, ct->ct_nent, sizeof(*tmp));
 		sorted = xreallocarray(NULL, ct->ct_nent, sizeof(*sorted));
+	}
 	for (i = 0; ct != NULL && i < ct->ct_nent; i++) {
 		e = &ct->ct_ent[i];
 		owner = tb->tb_owner != NULL ? tb->tb_owner : e->e_user;
@@ -996,7 +964,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 			    e->e_tz);
 			continue;
 		}
-		j = job_alloc();
+		j = &tmp[n];
+		memset(j, 0, sizeof(*j));
 		j->j_timer.t_idx = TIMER_IDLE;
 		j->j_sched = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
 		j->j_ctx = share_ctx(&pool, &sh, e, owner);
@@ -1012,29 +981,29 @@ table_jobs(struct table *tb, struct crontab *ct)
 	crontab_free(ct);
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), job_cmp);
-	if (n > 0) {
+	if (n > 0)
 		nj = xreallocarray(NULL, n, sizeof(*nj));
-		for (i = 0; i < n; i++)
-			nj[i] = sorted[i].n_job;
-	}
-	free(sorted);
+	old = tb->tb_jobs;
+	if (nold > 0)
+		map = xcalloc(nold, sizeof(*map));
 
 	/* Merge: old jobs that survive take the new entries. */
 	i = k = 0;
-	while (i < tb->tb_njobs || k < n) {
-		if (i == tb->tb_njobs)
+	while (i < nold || k < n) {
+		if (i == nold)
 			c = 1;
 		else if (k == n)
 			c = -1;
 		else
-			c = memcmp(tb->tb_jobs[i]->j_id, nj[k]->j_id,
+			c = memcmp(old[i].j_id, sorted[k].n_job->j_id,
 			    JOB_IDLEN);
 		if (c < 0) {
-			job_free(tb->tb_jobs[i++]);
+			job_free(&old[i++]);
 			continue;
 		}
 		if (c > 0) {
-			j = nj[k++];
+			j = &nj[k];
+			*j = *sorted[k++].n_job;
 			j->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 			j->j_spread = job_spread(j->j_id,
@@ -1044,9 +1013,13 @@ table_jobs(struct table *tb, struct crontab *ct)
 				job_schedule(j, now);
 			continue;
 		}
-		o = tb->tb_jobs[i++];
-		j = nj[k];
-		nj[k++] = o;
+		/* The old job moves, and takes the new entry. */
+		j = sorted[k].n_job;
+		o = &nj[k++];
+		*o = old[i];
+		map[i++] = o;
+		if (o->j_timer.t_idx != TIMER_IDLE)
+			heap_moved(&D.d_wall, &o->j_timer);
 		c = same_sched(o, j);
 		if (job_opts(o)->o_scope != job_opts(j)->o_scope ||
 		    job_opts(o)->o_overlap != job_opts(j)->o_overlap ||
@@ -1057,15 +1030,13 @@ table_jobs(struct table *tb, struct crontab *ct)
 			o->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 		}
-		/* The old job takes the new one's schedule reference. */
+		/* It takes the new one's schedule reference. */
 		sched_put(o->j_sched);
 		o->j_sched = j->j_sched;
-		j->j_sched = NULL;
 		o->j_ctx = j->j_ctx;
 		o->j_text = j->j_text;
 		o->j_flags = (uint8_t)((o->j_flags & ~JOB_INPUT) |
 		    (j->j_flags & JOB_INPUT));
-		job_release(j);
 		if (!c) {
 			o->j_spread = job_spread(o->j_id,
 			    job_opts(o)->o_spread);
@@ -1073,11 +1044,35 @@ table_jobs(struct table *tb, struct crontab *ct)
 				job_schedule(o, now);
 		}
 	}
-	free(tb->tb_jobs);
+	if (nold > 0)
+		jobs_moved(old, nold, map);
+	free(map);
+	free(sorted);
+	free(tmp);
+	free(old);
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
 	pool_free(tb->tb_pool);
 	tb->tb_pool = pool;
+}
+
+/*
+ * The jobs of array old moved, old[i] to map[i] (NULL for a job that
+ * went away, whose fires were detached already): the fires pointing at
+ * them follow.
+ */
+static void
+jobs_moved(struct job *old, size_t nold, struct job **map)
+{
+	struct fire	*f;
+	uintptr_t	 lo = (uintptr_t)old, hi = (uintptr_t)(old + nold);
+
+	LIST_FOREACH(f, &D.d_fires, f_entry) {
+		if (f->f_job != NULL && (uintptr_t)f->f_job >= lo &&
+		    (uintptr_t)f->f_job < hi)
+			f->f_job = map[f->f_job - old];
+	}
+	fire_moved(old, nold, map);
 }
 
 static void
@@ -1087,7 +1082,7 @@ job_free(struct job *j)
 	fire_forget(j);
 	run_detach_job(j);
 	D.d_njobs--;
-	job_release(j);
+	sched_put(j->j_sched);
 }
 
 static void
@@ -1115,12 +1110,6 @@ tables_free(void)
 		free(tb->tb_owner);
 		free(tb);
 	}
-	for (i = 0; i < nslabs; i++)
-		free(slabs[i]);
-	free(slabs);
-	slabs = NULL;
-	nslabs = 0;
-	job_freelist = NULL;
 	free(scheds);
 	scheds = NULL;
 	nscheds = schedcap = 0;
@@ -1168,7 +1157,7 @@ jobs_reschedule_all(void)
 
 	RB_FOREACH(tb, tables, &D.d_tables)
 		for (i = 0; i < tb->tb_njobs; i++)
-			job_schedule(tb->tb_jobs[i], now);
+			job_schedule(&tb->tb_jobs[i], now);
 }
 
 /* Start the @reboot entries, on this node, unclaimed. */
@@ -1181,7 +1170,7 @@ jobs_reboot(void)
 
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (i = 0; i < tb->tb_njobs; i++) {
-			j = tb->tb_jobs[i];
+			j = &tb->tb_jobs[i];
 			if (j->j_sched->js_sched.s_flags & SCHED_REBOOT)
 				run_start(j, (time_t)(D.d_now / 1000), 0);
 		}
@@ -1211,7 +1200,7 @@ tables_register(int all)
 		if (!all && !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++)
-			if (all || tb->tb_jobs[i]->j_flags & JOB_NEW)
+			if (all || tb->tb_jobs[i].j_flags & JOB_NEW)
 				n++;
 	}
 	if (n > 0) {
@@ -1222,7 +1211,7 @@ tables_register(int all)
 		if (!all && !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++) {
-			j = tb->tb_jobs[i];
+			j = &tb->tb_jobs[i];
 			if (!all && !(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
@@ -1254,7 +1243,7 @@ tables_register(int all)
 			if (!tb->tb_pending)
 				continue;
 			for (i = 0; i < tb->tb_njobs; i++)
-				tb->tb_jobs[i]->j_flags &= ~JOB_NEW;
+				tb->tb_jobs[i].j_flags &= ~JOB_NEW;
 			tb->tb_pending = 0;
 		}
 	}
