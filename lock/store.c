@@ -103,6 +103,8 @@ static int	 idx_cmp(const void *, const void *);
 static void	 batch_sort(struct batch_arg *);
 static size_t	 pad_ids(struct store *, struct sval *, size_t,
 		    const char *const *, const size_t *, size_t);
+static int	 batch_resolve(struct store *, struct batch_arg *,
+		    struct sval *, size_t, struct store_error *);
 static int	 batch_fn(struct store *, void *, struct store_error *);
 static int	 find_row(void *, const struct sval *, size_t);
 static int	 start_fn(struct store *, void *, struct store_error *);
@@ -127,6 +129,8 @@ static int	 drop_fn(struct store *, void *, struct store_error *);
 static int	 trimjob_row(void *, const struct sval *, size_t);
 static void	 strs_free(struct vec *);
 static int	 trim_fn(struct store *, void *, struct store_error *);
+static int	 trim_claims(struct store *, struct count_arg *,
+		    struct store_error *);
 static int	 table_row(void *, const struct sval *, size_t);
 static int	 table_get_fn(struct store *, void *, struct store_error *);
 static int	 same_text(const char *, const char *);
@@ -186,10 +190,12 @@ static unsigned int	 fault_hits;
 static const char *const fault_points[] = {
 	"claim.before", "claim.after",
 	"claim.commit.before", "claim.commit.after",
+	"claim.note.before", "claim.note.after",
 	"claim.read.before", "claim.read.after",
 	"batch.mine.before", "batch.mine.after",
 	"batch.select.before", "batch.select.after",
 	"batch.update.before", "batch.update.after",
+	"batch.note.before", "batch.note.after",
 	"batch.commit.before", "batch.commit.after",
 	"run_start.before", "run_start.after",
 	"run_start.commit.before", "run_start.commit.after",
@@ -1400,7 +1406,6 @@ struct claim_arg {
 	int		 check;
 	/* claim_read's answer */
 	int		 found;
-	time_t		 last;
 	char		 by[256];
 };
 
@@ -1410,26 +1415,32 @@ claim_row(void *arg, const struct sval *c, size_t n)
 	struct claim_arg	*a = arg;
 
 	a->found = 1;
-	a->last = (time_t)int_of(&c[0]);
-	strlcpy(a->by, str_of(&c[1]), sizeof(a->by));
+	strlcpy(a->by, str_of(&c[0]), sizeof(a->by));
 	return (0);
 }
 
-/* The fire is ours iff the row says we hold exactly it. */
+/* The fire is ours iff its claims row names us. */
 static int
 claim_read(struct store *st, struct claim_arg *a, struct store_error *err)
 {
-	struct sval	 p = SVS(a->id);
+	struct sval	 p[2];
 
+	p[0] = SVS(a->id);
+	p[1] = SVI(a->fire);
 	a->found = 0;
-	if (xexec(st, "claim.read", S_CLAIM_READ, 0, &p, 1, claim_row, a,
+	if (xexec(st, "claim.read", S_CLAIM_READ, 0, p, 2, claim_row, a,
 	    NULL, err) == -1)
 		return (-1);
-	*a->won = a->found && a->last == a->fire &&
-	    strcmp(a->by, st->s_node) == 0;
+	*a->won = a->found && strcmp(a->by, st->s_node) == 0;
 	return (0);
 }
 
+/*
+ * One transaction: the conditional write on the job's row decides;
+ * when it won, the claims row records it.  On MariaDB the transaction
+ * costs a round trip more than an autocommitted UPDATE would, and a
+ * losing one commits nothing.
+ */
 static int
 claim_fn(struct store *st, void *arg, struct store_error *err)
 {
@@ -1444,12 +1455,15 @@ claim_fn(struct store *st, void *arg, struct store_error *err)
 	p[1] = SVS(st->s_node);
 	p[2] = SVS(a->id);
 	p[3] = SVI(a->fire);
-	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+	if (xbegin(st, err) == -1)
 		return (-1);
 	if (xexec(st, "claim", S_CLAIM, 0, p, 4, NULL, NULL, &changed,
 	    err) == -1)
 		goto lost;
-	if (st->s_ops->o_ddl_trx && xcommit(st, "claim", err) == -1)
+	if (changed == 1 && xexec(st, "claim.note", S_CLAIM_NOTE, 1, &p[2], 1,
+	    NULL, NULL, NULL, err) == -1)
+		goto lost;
+	if (xcommit(st, "claim", err) == -1)
 		goto lost;
 	if (changed == 1) {
 		uncertain_del(st, a->id, a->fire);
@@ -1458,8 +1472,11 @@ claim_fn(struct store *st, void *arg, struct store_error *err)
 	}
 	/*
 	 * Nothing changed: someone holds this fire or a later one.  If an
-	 * earlier attempt of ours lost its result, that someone may be us:
-	 * the row tells.
+	 * earlier attempt of ours lost its result, that someone may be us,
+	 * and the claims row says so even when later fires have moved the
+	 * job's row on.  (On MariaDB a transaction of ours whose connection
+	 * was cut may still hold the row; the UPDATE above waited for it to
+	 * end.)
 	 */
 	if (uncertain_find(st, a->id, a->fire) != -1) {
 		if (claim_read(st, a, err) == -1)
@@ -1521,7 +1538,14 @@ struct batch_arg {
 	size_t		 max;
 	unsigned char	*won;
 	size_t		*nwon;
-	int		 resolve;
+	/*
+	 * Which jobs may hold a claim of ours whose result was lost: those
+	 * in doubt[] (remembered from earlier calls; NULL: none), and all
+	 * of them once this call has lost a connection.
+	 */
+	unsigned char	*doubt;
+	int		 lost;
+	size_t		*dx;		/* n: scratch for their indexes */
 	/* the piece at hand */
 	size_t		 off;
 	size_t		 k;
@@ -1594,6 +1618,42 @@ pad_ids(struct store *st, struct sval *p, size_t at, const char *const *ids,
 	return (m);
 }
 
+/*
+ * After a lost result: every job in doubt whose claims row for the
+ * fire names us is ours, however many that is (an earlier call may
+ * have had more free slots) and whatever its row says now.
+ */
+static int
+batch_resolve(struct store *st, struct batch_arg *a, struct sval *p,
+    size_t max, struct store_error *err)
+{
+	size_t	 nd = 0, off, i, m;
+
+	for (i = 0; i < a->n; i++)
+		if (a->lost || a->doubt[i])
+			a->dx[nd++] = i;
+	for (off = 0; off < nd; off += a->k) {
+		a->k = nd - off < max ? nd - off : max;
+		m = pad_ids(st, p, 0, a->ids, a->dx + off, a->k);
+		p[m] = SVI(a->fire);
+		p[m + 1] = SVS(st->s_node);
+		for (i = 0; i < a->k; i++) {
+			a->ord[i].x_id = a->ids[a->dx[off + i]];
+			a->ord[i].x_i = a->dx[off + i];
+		}
+		qsort(a->ord, a->k, sizeof(*a->ord), idx_cmp);
+		a->nsel = 0;
+		if (xexec(st, "batch.mine", S_BATCH_MINE, m, p, m + 2,
+		    batch_row, a, NULL, err) == -1)
+			return (-1);
+		for (i = 0; i < a->nsel; i++) {
+			a->won[a->sel[i]] = 1;
+			(*a->nwon)++;
+		}
+	}
+	return (0);
+}
+
 static int
 batch_fn(struct store *st, void *arg, struct store_error *err)
 {
@@ -1601,7 +1661,7 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 	struct sval		 p[LIST_MAX + 3];
 	struct idx		 ord[LIST_MAX];
 	size_t			 sel[LIST_MAX];
-	size_t			 max = st->s_ops->o_max_list, i, j, k, m;
+	size_t			 max = st->s_ops->o_max_list, j, k, m;
 	size_t			 left;
 	int64_t			 changed;
 	int			 rc = -1;
@@ -1613,25 +1673,9 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 	a->sel = sel;
 	a->ord = ord;
 	/* After a lost result: first take what is already ours. */
-	if (a->resolve) {
-		for (a->off = 0; a->off < a->n; a->off += a->k) {
-			a->k = a->n - a->off < max ? a->n - a->off : max;
-			m = pad_ids(st, p, 0, a->ids + a->off, NULL, a->k);
-			p[m] = SVI(a->fire);
-			p[m + 1] = SVS(st->s_node);
-			a->nsel = 0;
-			batch_sort(a);
-			if (xexec(st, "batch.mine", S_BATCH_MINE, m, p, m + 2,
-			    batch_row, a, NULL, err) == -1)
-				goto lost;
-			for (i = 0; i < a->nsel; i++) {
-				if (*a->nwon < a->max) {
-					a->won[a->sel[i]] = 1;
-					(*a->nwon)++;
-				}
-			}
-		}
-	}
+	if ((a->lost || a->doubt != NULL) &&
+	    batch_resolve(st, a, p, max, err) == -1)
+		goto lost;
 	if (xbegin(st, err) == -1)
 		goto lost;
 	for (a->off = 0; a->off < a->n && *a->nwon < a->max;
@@ -1648,26 +1692,30 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 			goto lost;
 		if (a->nsel > left)
 			a->nsel = left;
-		/* Update the rows selected (and locked). */
-		if (a->nsel > 0) {
-			k = a->nsel;
-			p[0] = SVI(a->fire);
-			p[1] = SVS(st->s_node);
-			m = pad_ids(st, p, 2, a->ids, a->sel, k);
-			p[m + 2] = SVI(a->fire);
-			if (xexec(st, "batch.update", S_BATCH_UPDATE, m, p,
-			    m + 3, NULL, NULL, &changed, err) == -1)
-				goto lost;
-			if ((size_t)changed != k) {
-				store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0,
-				    "batch claim changed %lld of %zu rows",
-				    (long long)changed, k);
-				goto out;
-			}
-			for (j = 0; j < k; j++)
-				a->won[a->sel[j]] = 1;
-			*a->nwon += k;
+		if (a->nsel == 0)
+			continue;
+		/* Update the rows selected (and locked); record the claims. */
+		k = a->nsel;
+		p[0] = SVI(a->fire);
+		p[1] = SVS(st->s_node);
+		m = pad_ids(st, p, 2, a->ids, a->sel, k);
+		p[m + 2] = SVI(a->fire);
+		if (xexec(st, "batch.update", S_BATCH_UPDATE, m, p, m + 3,
+		    NULL, NULL, &changed, err) == -1)
+			goto lost;
+		if ((size_t)changed != k) {
+			store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0,
+			    "batch claim changed %lld of %zu rows",
+			    (long long)changed, k);
+			goto out;
 		}
+		m = pad_ids(st, p, 0, a->ids, a->sel, k);
+		if (xexec(st, "batch.note", S_CLAIM_NOTE, m, p, m, NULL, NULL,
+		    NULL, err) == -1)
+			goto lost;
+		for (j = 0; j < k; j++)
+			a->won[a->sel[j]] = 1;
+		*a->nwon += k;
 	}
 	if (xcommit(st, "batch", err) == -1)
 		goto lost;
@@ -1675,7 +1723,7 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 	goto out;
 lost:
 	if (err->se_kind == SE_LOST)
-		a->resolve = 1;
+		a->lost = 1;
 out:
 	if (rc == -1) {
 		memset(a->won, 0, a->n);
@@ -1692,7 +1740,8 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
     struct store_error *err)
 {
 	struct batch_arg	 a;
-	size_t			 i;
+	size_t			 i, nd = 0;
+	int			 rc;
 
 	err = err_init(err);
 	*nwon = 0;
@@ -1706,19 +1755,39 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 	a.max = max;
 	a.won = won;
 	a.nwon = nwon;
-	for (i = 0; i < n && st->s_nuncertain > 0 && !a.resolve; i++)
-		a.resolve = uncertain_find(st, ids[i], fire) != -1;
-	if (run_op(st, batch_fn, &a, err) == -1) {
-		/* What was in flight is settled when asked again. */
-		if (a.resolve)
-			for (i = 0; i < n; i++)
-				uncertain_add(st, ids[i], fire);
-		return (-1);
-	}
-	if (st->s_nuncertain > 0)
+	if ((a.dx = reallocarray(NULL, n, sizeof(*a.dx))) == NULL)
+		return (nomem(err));
+	if (st->s_nuncertain > 0) {
+		if ((a.doubt = calloc(n, 1)) == NULL) {
+			free(a.dx);
+			return (nomem(err));
+		}
 		for (i = 0; i < n; i++)
-			uncertain_del(st, ids[i], fire);
-	return (0);
+			if ((a.doubt[i] = uncertain_find(st, ids[i], fire) !=
+			    -1))
+				nd++;
+		if (nd == 0) {
+			free(a.doubt);
+			a.doubt = NULL;
+		}
+	}
+	rc = run_op(st, batch_fn, &a, err);
+	/*
+	 * What was in flight and is not found ours stays in doubt, to be
+	 * settled when asked again: on MariaDB a transaction of ours cut
+	 * off with its connection may still hold rows this call skipped
+	 * (SKIP LOCKED), and commit.  A single claim waits for such a row.
+	 */
+	for (i = 0; i < n; i++) {
+		if (rc == 0 && won[i]) {
+			if (st->s_nuncertain > 0)
+				uncertain_del(st, ids[i], fire);
+		} else if (a.lost)
+			uncertain_add(st, ids[i], fire);
+	}
+	free(a.doubt);
+	free(a.dx);
+	return (rc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2429,7 +2498,7 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 		a->n += (size_t)changed;
 	}
 	if (a->a3 == 0)
-		return (0);
+		return (trim_claims(st, a, err));
 	strs_free(&a->jobs);
 	a->jobs.v_size = sizeof(char *);
 	p[0] = SVI(a->a3);
@@ -2453,6 +2522,51 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 		a->n += (size_t)changed;
 	}
 	(void)ttl;
+	return (trim_claims(st, a, err));
+}
+
+/*
+ * The claims rows go with the history, by the same age and count (not
+ * counted in *n): they are needed only until a node that lost a claim's
+ * result asks again, soon after.
+ */
+static int
+trim_claims(struct store *st, struct count_arg *a, struct store_error *err)
+{
+	struct sval	 p[2];
+	int64_t		 cut;
+	size_t		 i;
+	char		*job;
+
+	if (a->a2 > 0) {
+		p[0] = SVI(a->a2);
+		if (xexec(st, "trim", S_TRIM_CLAIMS_AGE, 0, p, 1, NULL, NULL,
+		    NULL, err) == -1)
+			return (-1);
+	}
+	if (a->a3 == 0)
+		return (0);
+	strs_free(&a->jobs);
+	a->jobs.v_size = sizeof(char *);
+	p[0] = SVI(a->a3);
+	if (xexec(st, "trim", S_TRIM_CLAIMS_JOBS, 0, p, 1, trimjob_row,
+	    &a->jobs, NULL, err) == -1)
+		return (-1);
+	for (i = 0; i < a->jobs.v_n; i++) {
+		job = ((char **)a->jobs.v_p)[i];
+		p[0] = SVS(job);
+		p[1] = SVI(a->a3 - 1);
+		cut = 0;
+		if (xexec(st, "trim", S_TRIM_CLAIMS_CUT, 0, p, 2, cut_row, &cut,
+		    NULL, err) == -1)
+			return (-1);
+		if (cut == 0)
+			continue;
+		p[1] = SVI(cut);
+		if (xexec(st, "trim", S_TRIM_CLAIMS_JOB, 0, p, 2, NULL, NULL,
+		    NULL, err) == -1)
+			return (-1);
+	}
 	return (0);
 }
 

@@ -40,10 +40,12 @@ enum stmt {
 	S_LOCK,			/* serialise schema changes (MariaDB) */
 	S_UNLOCK,
 	S_CLAIM,		/* fire, node, id, fire */
-	S_CLAIM_READ,		/* id -> last_fire, claimed_by */
-	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id; these */
-	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire; three */
-	S_BATCH_MINE,		/* n: ids..., fire, node -> id; in a row */
+	S_CLAIM_READ,		/* id, fire -> node */
+	/* The four list statements of claims, in a row (store_sqlite.c). */
+	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id */
+	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire */
+	S_BATCH_MINE,		/* n: ids..., fire, node -> job */
+	S_CLAIM_NOTE,		/* n: ids... (copies the jobs' claims) */
 	S_JOB_UPSERT,		/* n rows of 10 */
 	S_JOB_DIGESTS,		/* -> id, digest */
 	S_JOB_DELETE,		/* id */
@@ -74,6 +76,10 @@ enum stmt {
 	S_TRIM_JOBS,		/* max runs -> job */
 	S_TRIM_CUT,		/* job, offset -> id */
 	S_TRIM_JOB,		/* job, id */
+	S_TRIM_CLAIMS_AGE,	/* max age */
+	S_TRIM_CLAIMS_JOBS,	/* max claims -> job */
+	S_TRIM_CLAIMS_CUT,	/* job, offset -> fire */
+	S_TRIM_CLAIMS_JOB,	/* job, fire */
 	S_TABLE_GET,		/* owner -> body, version */
 	S_TABLE_INSERT,		/* owner, body, node */
 	S_TABLE_UPDATE,		/* body, node, owner, version */
@@ -134,7 +140,7 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	2
+#define STORE_SCHEMA	3
 
 /* Claims whose result was lost, kept until settled (see store.c). */
 #define UNCERTAIN_MAX	65536

@@ -9,11 +9,12 @@
  * a URL, and wipes the copies the library keeps once connected (it
  * reconnects by connecting afresh, reading the file again).
  *
- * Sessions run in READ COMMITTED, autocommit on, so a claim is one
- * statement that commits by itself and no gap locks are taken.
- * CLIENT_FOUND_ROWS stays off: affected rows count rows changed, and a
- * claim changes last_fire whenever it matches, so one changed row means
- * the claim won.  Durability is the server's (leave
+ * Sessions run in READ COMMITTED, autocommit on, so no gap locks are
+ * taken; a claim is a short transaction by primary key (the conditional
+ * UPDATE of the job's row and, when it won, the INSERT of its claims
+ * row).  CLIENT_FOUND_ROWS stays off: affected rows count rows changed,
+ * and a claim changes last_fire whenever it matches, so one changed row
+ * means the claim won.  Durability is the server's (leave
  * innodb_flush_log_at_trx_commit at 1: see clustercron.conf(5)).
  */
 
@@ -84,6 +85,8 @@ static const char *const my_text[S_COUNT] = {
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT " FOR UPDATE SKIP LOCKED",
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
 	[S_BATCH_MINE] = SQL_BATCH_MINE,
+	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON DUPLICATE KEY UPDATE "
+	    "node = VALUES(node), claimed_at = VALUES(claimed_at)",
 	[S_JOB_UPSERT] = SQL_JOB_INSERT " ON DUPLICATE KEY UPDATE "
 	    "owner = VALUES(owner), sched = VALUES(sched), "
 	    "zone = VALUES(zone), cmd = VALUES(cmd), scope = VALUES(scope), "
@@ -121,6 +124,10 @@ static const char *const my_text[S_COUNT] = {
 	[S_TRIM_JOBS] = SQL_TRIM_JOBS,
 	[S_TRIM_CUT] = SQL_TRIM_CUT,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
+	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
+	[S_TRIM_CLAIMS_JOBS] = SQL_TRIM_CLAIMS_JOBS,
+	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
+	[S_TRIM_CLAIMS_JOB] = SQL_TRIM_CLAIMS_JOB,
 	[S_TABLE_GET] = SQL_TABLE_GET,
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
@@ -195,8 +202,19 @@ static const char *const my_step2[] = {
 	NULL
 };
 
+/* Version 3: the claims, as in store_sqlite.c. */
+static const char *const my_step3[] = {
+	"CREATE TABLE IF NOT EXISTS claims (job " IDTYPE " NOT NULL, "
+	    "fire BIGINT NOT NULL, node " NAMETYPE " NOT NULL, "
+	    "claimed_at BIGINT NOT NULL, PRIMARY KEY (job, fire))" ENGINE,
+	"INSERT IGNORE INTO claims (job, fire, node, claimed_at) "
+	    "SELECT id, last_fire, claimed_by, COALESCE(claimed_at, 0) "
+	    "FROM jobs WHERE last_fire > 0 AND claimed_by IS NOT NULL",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
-	my_step0, my_step1, my_step2
+	my_step0, my_step1, my_step2, my_step3
 };
 
 static const char *const my_seed[] = {

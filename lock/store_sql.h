@@ -17,7 +17,7 @@
 #define SQL_CLAIM \
 	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
 	" WHERE id = ? AND last_fire < ? AND paused = 0"
-#define SQL_CLAIM_READ	"SELECT last_fire, claimed_by FROM jobs WHERE id = ?"
+#define SQL_CLAIM_READ	"SELECT node FROM claims WHERE job = ? AND fire = ?"
 #define SQL_BATCH_SELECT \
 	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire < ? AND " \
 	"paused = 0 LIMIT ?"
@@ -25,8 +25,15 @@
 	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
 	" WHERE id IN (%R) AND last_fire < ?"
 #define SQL_BATCH_MINE \
-	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire = ? AND " \
-	"claimed_by = ?"
+	"SELECT job FROM claims WHERE job IN (%R) AND fire = ? AND node = ?"
+/*
+ * The claims just won, copied from the jobs' rows this transaction has
+ * changed (and holds); the includer adds what replaces an older row of
+ * the same (job, fire), left by a job deleted and registered again.
+ */
+#define SQL_CLAIM_NOTE \
+	"INSERT INTO claims (job, fire, node, claimed_at) SELECT id, " \
+	"last_fire, claimed_by, claimed_at FROM jobs WHERE id IN (%R)"
 #define SQL_JOB_INSERT \
 	"INSERT INTO jobs (id, owner, sched, zone, cmd, scope, overlap, " \
 	"misfire, grace, digest) VALUES %R"
@@ -101,6 +108,15 @@
 	"OFFSET ?"
 #define SQL_TRIM_JOB \
 	"DELETE FROM runs WHERE job_id = ? AND id < ? AND state <> 0"
+#define SQL_TRIM_CLAIMS_AGE \
+	"DELETE FROM claims WHERE claimed_at < " NOW " - ?"
+#define SQL_TRIM_CLAIMS_JOBS \
+	"SELECT job FROM claims GROUP BY job HAVING COUNT(*) > ?"
+#define SQL_TRIM_CLAIMS_CUT \
+	"SELECT fire FROM claims WHERE job = ? ORDER BY fire DESC LIMIT 1 " \
+	"OFFSET ?"
+#define SQL_TRIM_CLAIMS_JOB \
+	"DELETE FROM claims WHERE job = ? AND fire < ?"
 #define SQL_TABLE_GET	"SELECT body, version FROM ctables WHERE owner = ?"
 #define SQL_TABLE_INSERT \
 	"INSERT INTO ctables (owner, body, version, updated, updated_by) " \

@@ -41,7 +41,7 @@ struct sqlite_be {
 	sqlite3		*db;
 	sqlite3_stmt	*stmts[S_COUNT][NCLASS];
 	/* Batch statements of other lengths, prepared as they come. */
-	sqlite3_stmt	*odd[3][NODD + 1];
+	sqlite3_stmt	*odd[4][NODD + 1];
 	sqlite3_stmt	*begin, *commit;
 	int64_t		 busy_start;
 	unsigned int	 busy_timeout;
@@ -83,6 +83,8 @@ static const char *const sq_text[S_COUNT] = {
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT,
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
 	[S_BATCH_MINE] = SQL_BATCH_MINE,
+	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON CONFLICT (job, fire) DO UPDATE "
+	    "SET node = excluded.node, claimed_at = excluded.claimed_at",
 	[S_JOB_UPSERT] = SQL_JOB_INSERT " ON CONFLICT (id) DO UPDATE SET "
 	    "owner = excluded.owner, sched = excluded.sched, "
 	    "zone = excluded.zone, cmd = excluded.cmd, "
@@ -121,6 +123,10 @@ static const char *const sq_text[S_COUNT] = {
 	[S_TRIM_JOBS] = SQL_TRIM_JOBS,
 	[S_TRIM_CUT] = SQL_TRIM_CUT,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
+	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
+	[S_TRIM_CLAIMS_JOBS] = SQL_TRIM_CLAIMS_JOBS,
+	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
+	[S_TRIM_CLAIMS_JOB] = SQL_TRIM_CLAIMS_JOB,
 	[S_TABLE_GET] = SQL_TABLE_GET,
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
@@ -191,8 +197,24 @@ static const char *const sq_step2[] = {
 	NULL
 };
 
+/*
+ * Version 3: every claim, won by the conditional write on the job's
+ * row, is also recorded in claims within the same transaction, so that
+ * a node that lost the result learns it even after later fires moved
+ * the row on.  The jobs' current claims are carried over.
+ */
+static const char *const sq_step3[] = {
+	"CREATE TABLE claims (job TEXT NOT NULL, fire INTEGER NOT NULL, "
+	    "node TEXT NOT NULL, claimed_at INTEGER NOT NULL, "
+	    "PRIMARY KEY (job, fire)) WITHOUT ROWID",
+	"INSERT OR IGNORE INTO claims (job, fire, node, claimed_at) "
+	    "SELECT id, last_fire, claimed_by, COALESCE(claimed_at, 0) "
+	    "FROM jobs WHERE last_fire > 0 AND claimed_by IS NOT NULL",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
-	sq_step0, sq_step1, sq_step2
+	sq_step0, sq_step1, sq_step2, sq_step3
 };
 
 static const char *const sq_seed[] = {
@@ -317,7 +339,7 @@ sq_disconnect(struct store *st)
 			sqlite3_finalize(be->stmts[i][j]);
 			be->stmts[i][j] = NULL;
 		}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		for (j = 0; j <= NODD; j++) {
 			sqlite3_finalize(be->odd[i][j]);
 			be->odd[i][j] = NULL;
@@ -392,8 +414,7 @@ sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 	int			 rc;
 
 	if (n != 0 && ((size_t)1 << c) != n &&
-	    (s == S_BATCH_SELECT || s == S_BATCH_UPDATE || s == S_BATCH_MINE) &&
-	    n <= NODD)
+	    s >= S_BATCH_SELECT && s <= S_CLAIM_NOTE && n <= NODD)
 		slot = &be->odd[s - S_BATCH_SELECT][n];
 	else if (c >= NCLASS || (n != 0 && ((size_t)1 << c) != n)) {
 		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,

@@ -25,7 +25,7 @@
 #include "tap.h"
 
 static char		 tmpdir[] = "/tmp/ccstore.XXXXXX";
-static char		 url1[512], url2[512];
+static char		 url1[512], url2[512], url3[512];
 static const char	*cnf;
 static int		 is_mysql;
 
@@ -36,10 +36,19 @@ static void	 test_jobs(struct store *);
 static void	 test_claims(struct store *, struct store *);
 static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
+static void	 test_trim_claims(struct store *);
 static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
+static int	 claim_again(struct store *, const char *, time_t, int *,
+		    struct store_error *);
+static int	 batch_again(struct store *, const char *const *, size_t,
+		    time_t, size_t, unsigned char *, size_t *,
+		    struct store_error *);
+static int	 test_moved_on(struct store *, struct store *, const char *,
+		    const char *const *, int);
 static void	 test_schema(void);
+static void	 test_migrate(const char *, int);
 
 static struct store *
 open_node(const char *url, const char *node, int schema)
@@ -357,6 +366,41 @@ test_runs(struct store *a, struct store *b)
 	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 4,
 	    "four left");
 	store_runs_free(r, n);
+	test_trim_claims(a);
+}
+
+/* Claims rows go with the history: by count per job, then by age. */
+static void
+test_trim_claims(struct store *a)
+{
+	struct store_job	 j;
+	struct store_error	 err;
+	char			 id[40];
+	size_t			 n;
+	int			 i, won, ok1 = 1;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "t", 1);
+	j.j_id = id;
+	j.j_owner = "trim";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register trim job");
+	for (i = 1; i <= 10; i++)
+		if (store_claim(a, id, 60 * i, &won, &err) == -1 || !won)
+			ok1 = 0;
+	ok(ok1, "ten claims");
+	ok(store_trim(a, 0, 4, 60000, &n, &err) == 0, "trim to four per job");
+	ok(store_claim_check(a, id, 60 * 7, &won, &err) == 0 && won,
+	    "the newest four claims stay");
+	ok(store_claim_check(a, id, 60 * 6, &won, &err) == 0 && !won,
+	    "older ones go");
+	usleep(20000);
+	ok(store_trim(a, 10, 0, 60000, &n, &err) == 0, "trim by age");
+	ok(store_claim_check(a, id, 60 * 10, &won, &err) == 0 && !won,
+	    "claims older than the age go");
+	ok(store_claim(a, id, 60 * 10, &won, &err) == 0 && !won,
+	    "the job's row still holds its last fire");
 }
 
 static void
@@ -465,6 +509,119 @@ test_tables(struct store *a, struct store *b)
 	    "a new table after the deletion");
 }
 
+/* Retry a lost claim until the back-off lets the store answer. */
+static int
+claim_again(struct store *st, const char *id, time_t fire, int *won,
+    struct store_error *err)
+{
+	int	 i, rc = -1;
+
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_claim(st, id, fire, won, err)) == 0)
+			break;
+		usleep(10000);
+	}
+	return (rc);
+}
+
+static int
+batch_again(struct store *st, const char *const *ids, size_t n, time_t fire,
+    size_t max, unsigned char *won, size_t *nwon, struct store_error *err)
+{
+	int	 i, rc = -1;
+
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_claim_batch(st, ids, n, fire, max, won, nwon,
+		    err)) == 0)
+			break;
+		usleep(10000);
+	}
+	return (rc);
+}
+
+/*
+ * A loses the result of a claim that committed and, before it can ask
+ * again, B claims the next two fires, so the job's row names B and a
+ * later fire: A must still learn that the fire was its own (else nobody
+ * runs it), from the claims table.  Then the same for a batch, and for
+ * a batch asked again with fewer free slots than it had claimed.
+ * Returns the last fire used.
+ */
+static int
+test_moved_on(struct store *a, struct store *b, const char *id,
+    const char *const *bids, int fire)
+{
+	struct store_error	 err;
+	unsigned char		 won4[4];
+	size_t			 nwon;
+	int			 won, rc;
+
+	fire += 60;
+	store_fault_set("claim.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(a, id, fire, &won, &err);
+	ok(rc == -1 && err.se_lost && !won && store_fault_hits() == 2,
+	    "moved on: A's claim committed, its result lost");
+	ok(store_claim(b, id, fire + 60, &won, &err) == 0 && won,
+	    "moved on: B claims the next fire");
+	ok(store_claim(b, id, fire + 120, &won, &err) == 0 && won,
+	    "moved on: and the one after");
+	ok(claim_again(a, id, fire, &won, &err) == 0 && won == 1,
+	    "moved on: A asks again and the fire is its own");
+	ok(store_claim(a, id, fire, &won, &err) == 0 && won == 0,
+	    "moved on: but not twice");
+	ok(store_claim_check(a, id, fire, &won, &err) == 0 && won == 1,
+	    "moved on: the claim names A");
+	ok(store_claim_check(b, id, fire, &won, &err) == 0 && won == 0,
+	    "moved on: not B");
+	ok(store_claim_check(b, id, fire + 120, &won, &err) == 0 && won == 1,
+	    "moved on: B holds the latest");
+
+	/* Cut before the commit: nothing was claimed, and that is said. */
+	fire += 180;
+	store_fault_set("claim.note.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(a, id, fire, &won, &err);
+	ok(rc == -1 && err.se_lost && !won,
+	    "moved on: a claim cut before its commit is reported lost");
+	ok(store_claim(b, id, fire + 60, &won, &err) == 0 && won,
+	    "moved on: B claims the next fire");
+	ok(claim_again(a, id, fire, &won, &err) == 0 && won == 0,
+	    "moved on: A learns the cut claim did not win");
+	ok(store_claim_check(b, id, fire, &won, &err) == 0 && won == 0,
+	    "moved on: and nobody holds that fire");
+
+	fire += 120;
+	store_fault_set("batch.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == -1 && err.se_lost && nwon == 0,
+	    "moved on: A's batch committed, its result lost");
+	ok(store_claim_batch(b, bids, 4, fire + 60, 4, won4, &nwon, &err) ==
+	    0 && nwon == 4, "moved on: B batch-claims the next fire");
+	ok(store_claim_batch(b, bids, 4, fire + 120, 4, won4, &nwon, &err) ==
+	    0 && nwon == 4, "moved on: and the one after");
+	rc = batch_again(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == 0 && nwon == 4 && won4[0] && won4[1] && won4[2] && won4[3],
+	    "moved on: A asks again and all four are its own (%zu)", nwon);
+	ok(store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err) == 0 &&
+	    nwon == 0, "moved on: but not twice");
+
+	/* Asked again with fewer free slots than the lost batch took. */
+	fire += 180;
+	store_fault_set("batch.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == -1 && err.se_lost, "moved on: another batch lost");
+	ok(store_claim(b, bids[0], fire + 60, &won, &err) == 0 && won,
+	    "moved on: B claims a later fire of one of its jobs");
+	rc = batch_again(a, bids, 4, fire, 2, won4, &nwon, &err);
+	ok(rc == 0 && nwon == 4, "moved on: asked with 2 slots, all four it "
+	    "claimed are reported (%zu)", nwon);
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	return (fire + 60);
+}
+
 /*
  * Every fault point: drop the connection there (or fail the statement
  * as a deadlock would) and check that the outcome is still the truth.
@@ -511,8 +668,8 @@ test_faults(struct store *a, struct store *b)
 		store_fault_set(*pt, 1, STORE_FAULT_DROP);
 		/* Points reached only when resolving a lost result. */
 		if (strncmp(*pt, "claim.read.", 11) == 0)
-			store_fault_add(is_mysql ? "claim.after" :
-			    "claim.commit.after", 1, STORE_FAULT_DROP);
+			store_fault_add("claim.commit.after", 1,
+			    STORE_FAULT_DROP);
 		if (strncmp(*pt, "batch.mine.", 11) == 0)
 			store_fault_add("batch.commit.after", 1,
 			    STORE_FAULT_DROP);
@@ -607,7 +764,7 @@ test_faults(struct store *a, struct store *b)
 			    store_backend(a));
 		store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	}
-	ok(reached >= (is_mysql ? 28 : 36), "%d fault points reached",
+	ok(reached >= (is_mysql ? 37 : 41), "%d fault points reached",
 	    reached);
 
 	/*
@@ -662,6 +819,7 @@ test_faults(struct store *a, struct store *b)
 	ok(rc == 0 && won && k == 4,
 	    "each job of the lost batch is found ours by a single claim");
 	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	fire = test_moved_on(a, b, id, bids, fire);
 
 	/* A deadlock is retried; a failure is reported, never a win. */
 	fire += 60;
@@ -691,10 +849,7 @@ test_schema(void)
 {
 	struct store_error	 err;
 	struct store		*st;
-	struct store_job	*job;
-	struct store_run	*r;
-	size_t			 n;
-	int			 v, won, rc;
+	int			 v, rc;
 
 	if ((st = open_node(url1, "nodeA", 0)) == NULL) {
 		ok(0, "reopen");
@@ -719,8 +874,27 @@ test_schema(void)
 		    "with a clear message: %s", err.se_msg);
 	}
 
-	/* Migration from version 1. */
-	if ((st = open_node(url2, "nodeA", 1)) == NULL) {
+	/*
+	 * Migration from version 1 to 2, then from 2 to the current one
+	 * (on SQLite also from 1 to the current one at once).
+	 */
+	if (!is_mysql)
+		test_migrate(url3, 0);
+	test_migrate(url2, 2);
+}
+
+/* Migrate a version 1 store, through version `via' when not 0. */
+static void
+test_migrate(const char *url, int via)
+{
+	struct store_error	 err;
+	struct store		*st;
+	struct store_job	*job;
+	struct store_run	*r;
+	size_t			 n;
+	int			 v, won, rc;
+
+	if ((st = open_node(url, "nodeA", 1)) == NULL) {
 		ok(0, "open at version 1");
 		return;
 	}
@@ -729,13 +903,30 @@ test_schema(void)
 	ok(store_test_seed_v1(st, &err) == 0, "with old rows %s",
 	    err.se_msg);
 	store_close(st);
-	if ((st = open_node(url2, "nodeA", 0)) == NULL) {
+	if (via != 0) {
+		if ((st = open_node(url, "nodeA", via)) == NULL) {
+			ok(0, "migrate to version %d", via);
+			return;
+		}
+		rc = store_schema_version(st, &v, &err);
+		ok(rc == 0 && v == via, "migrated to version %d", v);
+		store_close(st);
+	}
+	if ((st = open_node(url, "old-node", 0)) == NULL) {
 		ok(0, "migrate");
 		return;
 	}
 	rc = store_schema_version(st, &v, &err);
 	ok(rc == 0 && v == store_schema_current(), "migrated to version %d",
 	    v);
+	ok(store_claim_check(st, "0123456789abcdef0123456789abcdef",
+	    1700000000, &won, &err) == 0 && won,
+	    "the job's last claim is carried into the claims");
+	store_close(st);
+	if ((st = open_node(url, "nodeA", 0)) == NULL) {
+		ok(0, "reopen migrated");
+		return;
+	}
 	ok(store_job_get(st, "0123456789abcdef0123456789abcdef", &job,
 	    &err) == 0 && job != NULL, "old job kept");
 	if (job != NULL) {
@@ -758,6 +949,8 @@ test_schema(void)
 	    &won, &err) == 0 && !won, "an old claim still holds");
 	ok(store_claim(st, "0123456789abcdef0123456789abcdef", 1700000300,
 	    &won, &err) == 0 && won, "the next fire is claimed");
+	ok(store_claim_check(st, "0123456789abcdef0123456789abcdef",
+	    1700000300, &won, &err) == 0 && won, "and recorded");
 	store_close(st);
 }
 
@@ -781,6 +974,7 @@ main(void)
 	} else {
 		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
 		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
+		snprintf(url3, sizeof(url3), "%s/old3.db", tmpdir);
 	}
 	diag("store %s", url1);
 	test_open();
