@@ -10,20 +10,30 @@
  *
  * Why a claim has one winner.  Every job has one row whose last_fire
  * column holds the latest fire (scheduled instant, UTC seconds) that
- * some node claimed.  A claim is one committed conditional write on
- * that row by primary key:
+ * some node claimed.  A claim is one conditional write on that row by
+ * primary key:
  *
  *	UPDATE jobs SET last_fire = F, claimed_by = N, ...
  *	    WHERE id = J AND last_fire < F AND paused = 0
  *
  * The database's row lock serialises the contenders; the first to
- * commit changes the row and every later one finds last_fire = F and
+ * commit changes the row and every later one finds last_fire >= F and
  * changes nothing.  A node won iff its statement changed one row.  No
- * lock is held across round trips and no range is locked.  When the
- * connection drops while the statement is in flight the outcome is not
- * guessed: the store reconnects, issues the same write again (it waits
- * behind a still-running earlier attempt on the row lock) and reads the
- * row: the fire is ours iff it says last_fire = F and claimed_by = us.
+ * lock is held across more than the few round trips of the claim's
+ * own transaction, and no range is locked.
+ *
+ * Why a lost result is still known.  The write that wins also inserts,
+ * in the same transaction, the row (J, F) -> N of the claims table
+ * (primary key (job, fire)), so the claim and its record commit
+ * together or not at all.  The job's row cannot be the record: later
+ * fires overwrite it, and a node cut off after its COMMIT went out
+ * would, once back, find the row naming another node and a later fire
+ * and take a fire it had won for lost (nobody would run it).  When the
+ * connection drops while a claim is in flight the outcome is not
+ * guessed: the store reconnects, issues the same write again (on
+ * MariaDB it waits behind a still-running earlier attempt on the row
+ * lock) and, when that changes nothing, reads the claims row: the fire
+ * is ours iff it names us.  Claims rows are trimmed with the history.
  *
  * A struct store is one connection (one SQLite handle or one MariaDB
  * session) and is not safe for concurrent use; a daemon that wants its
@@ -173,10 +183,12 @@ void	 store_jobs_free(struct store_job *, size_t);
  * *won 0 and *err filled: then the outcome is unknown and the caller
  * must not start the job (fail closed).  A later call with the same
  * job and fire, single or batched, resolves it truthfully (it returns
- * won = 1 if an earlier attempt of ours committed): the store remembers
- * every claim whose result it lost until it is asked again or a later
- * fire of the job is claimed.  store_claim_check() only reads: won iff
- * the row says this node holds exactly that fire.
+ * won = 1 if an earlier attempt of ours committed, however many later
+ * fires other nodes have claimed since): the store remembers every
+ * claim whose result it lost until it is asked again or this node
+ * claims (or loses the result of) a later fire of the job.
+ * store_claim_check() only reads: won iff the claims table says this
+ * node claimed exactly that fire (and it has not been trimmed).
  */
 int	 store_claim(struct store *, const char *, time_t, int *,
 	    struct store_error *);
@@ -190,7 +202,10 @@ int	 store_claim_check(struct store *, const char *, time_t, int *,
  * split the batch; a job not won here may still be free once that
  * other transaction ends, so a caller with slots left may try the
  * remaining ones with store_claim().  On failure every won[i] is 0
- * and, as with store_claim(), asking again settles what was in flight.
+ * and, as with store_claim(), asking again settles what was in flight:
+ * every job an earlier lost attempt claimed is then reported won, even
+ * beyond max (*nwon counts them too), since no other node will run
+ * them.
  */
 int	 store_claim_batch(struct store *, const char *const *, size_t,
 	    time_t, size_t, unsigned char *, size_t *, struct store_error *);
