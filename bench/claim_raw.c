@@ -4,11 +4,12 @@
  *
  * claim_raw.c: the raw client bench/claim compares the store with.  It
  * prepares the store's own claim statements (single: one conditional
- * UPDATE, inside BEGIN IMMEDIATE on SQLite; batch: SELECT ... FOR
- * UPDATE SKIP LOCKED then UPDATE ... IN, in one transaction) and runs
- * them with nothing around them: no retries, no reconnection, no
- * fault points, no resolution of lost results.  Benchmark code only;
- * the product's SQL lives in lock/.
+ * UPDATE and, when it won, the INSERT of its claims row, in one
+ * transaction; batch: SELECT ... FOR UPDATE SKIP LOCKED, UPDATE ... IN
+ * and INSERT INTO claims ... SELECT, in one transaction) and runs them
+ * with nothing around them: no retries, no reconnection, no fault
+ * points, no resolution of lost results.  Benchmark code only; the
+ * product's SQL lives in lock/.
  */
 
 #include <stdio.h>
@@ -26,12 +27,20 @@
 	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " now \
 	" WHERE id = ? AND last_fire < ? AND paused = 0"
 #define NB	100
+#define NOTE \
+	"INSERT INTO claims (job, fire, node, claimed_at) SELECT id, " \
+	"last_fire, claimed_by, claimed_at FROM jobs WHERE id IN ("
+#define MYNOTE	") ON DUPLICATE KEY UPDATE node = VALUES(node), " \
+	"claimed_at = VALUES(claimed_at)"
+#define SQNOTE	") ON CONFLICT (job, fire) DO UPDATE SET node = " \
+	"excluded.node, claimed_at = excluded.claimed_at"
 
 struct raw {
 	MYSQL		*m;
-	MYSQL_STMT	*claim, *sel, *upd[NB + 1];
+	MYSQL_STMT	*claim, *sel, *upd[NB + 1], *note[NB + 1];
 	sqlite3		*db;
 	sqlite3_stmt	*sq_claim, *sq_sel, *sq_upd[NB + 1], *sq_begin;
+	sqlite3_stmt	*sq_note[NB + 1];
 	sqlite3_stmt	*sq_commit;
 	char		 node[64];
 	char		 err[256];
@@ -42,6 +51,7 @@ static MYSQL_STMT *my_prep(struct raw *, const char *);
 static sqlite3_stmt *sq_prep(struct raw *, const char *);
 static int	 sq_busy(void *, int);
 static int	 sq_step(struct raw *, sqlite3_stmt *);
+static int	 raw_note(struct raw *, const char *const *, size_t);
 
 static char *
 in_list(const char *pre, size_t n, const char *post)
@@ -166,16 +176,21 @@ raw_close(struct raw *r)
 	if (r->m != NULL) {
 		mysql_stmt_close(r->claim);
 		mysql_stmt_close(r->sel);
-		for (i = 0; i <= NB; i++)
+		for (i = 0; i <= NB; i++) {
 			if (r->upd[i] != NULL)
 				mysql_stmt_close(r->upd[i]);
+			if (r->note[i] != NULL)
+				mysql_stmt_close(r->note[i]);
+		}
 		mysql_close(r->m);
 	}
 	if (r->db != NULL) {
 		sqlite3_finalize(r->sq_claim);
 		sqlite3_finalize(r->sq_sel);
-		for (i = 0; i <= NB; i++)
+		for (i = 0; i <= NB; i++) {
 			sqlite3_finalize(r->sq_upd[i]);
+			sqlite3_finalize(r->sq_note[i]);
+		}
 		sqlite3_finalize(r->sq_begin);
 		sqlite3_finalize(r->sq_commit);
 		sqlite3_close(r->db);
@@ -202,6 +217,49 @@ sq_step(struct raw *r, sqlite3_stmt *st)
 	return (0);
 }
 
+/* Record the claims of k jobs just won, in the open transaction. */
+static int
+raw_note(struct raw *r, const char *const *ids, size_t k)
+{
+	MYSQL_BIND	 b[NB];
+	char		*sql;
+	size_t		 i;
+
+	if (r->m != NULL) {
+		if (r->note[k] == NULL) {
+			sql = in_list(NOTE, k, MYNOTE);
+			r->note[k] = my_prep(r, sql);
+			free(sql);
+			if (r->note[k] == NULL)
+				return (-1);
+		}
+		memset(b, 0, sizeof(b));
+		for (i = 0; i < k; i++) {
+			b[i].buffer_type = MYSQL_TYPE_STRING;
+			b[i].buffer = (char *)ids[i];
+			b[i].buffer_length = strlen(ids[i]);
+		}
+		if (mysql_stmt_bind_param(r->note[k], b) != 0 ||
+		    mysql_stmt_execute(r->note[k]) != 0) {
+			snprintf(r->err, sizeof(r->err), "%s",
+			    mysql_stmt_error(r->note[k]));
+			return (-1);
+		}
+		return (0);
+	}
+	if (r->sq_note[k] == NULL) {
+		sql = in_list(NOTE, k, SQNOTE);
+		r->sq_note[k] = sq_prep(r, sql);
+		free(sql);
+		if (r->sq_note[k] == NULL)
+			return (-1);
+	}
+	for (i = 0; i < k; i++)
+		sqlite3_bind_text(r->sq_note[k], (int)i + 1, ids[i], -1,
+		    SQLITE_STATIC);
+	return (sq_step(r, r->sq_note[k]));
+}
+
 int
 raw_claim(struct raw *r, const char *id, time_t fire, int *won)
 {
@@ -221,13 +279,30 @@ raw_claim(struct raw *r, const char *id, time_t fire, int *won)
 		b[2].buffer = (char *)id;
 		b[2].buffer_length = idl;
 		b[3] = b[0];
+		if (mysql_query(r->m, "START TRANSACTION") != 0) {
+			snprintf(r->err, sizeof(r->err), "%s",
+			    mysql_error(r->m));
+			return (-1);
+		}
 		if (mysql_stmt_bind_param(r->claim, b) != 0 ||
 		    mysql_stmt_execute(r->claim) != 0) {
 			snprintf(r->err, sizeof(r->err), "%s",
 			    mysql_stmt_error(r->claim));
+			mysql_query(r->m, "ROLLBACK");
 			return (-1);
 		}
 		*won = mysql_stmt_affected_rows(r->claim) == 1;
+		if (*won && raw_note(r, &id, 1) == -1) {
+			*won = 0;
+			mysql_query(r->m, "ROLLBACK");
+			return (-1);
+		}
+		if (mysql_query(r->m, "COMMIT") != 0) {
+			*won = 0;
+			snprintf(r->err, sizeof(r->err), "%s",
+			    mysql_error(r->m));
+			return (-1);
+		}
 		return (0);
 	}
 	if (sq_step(r, r->sq_begin) == -1)
@@ -241,6 +316,11 @@ raw_claim(struct raw *r, const char *id, time_t fire, int *won)
 		return (-1);
 	}
 	*won = sqlite3_changes(r->db) == 1;
+	if (*won && raw_note(r, &id, 1) == -1) {
+		*won = 0;
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		return (-1);
+	}
 	return (sq_step(r, r->sq_commit));
 }
 
@@ -252,6 +332,7 @@ raw_batch(struct raw *r, const char *const *ids, size_t n, time_t fire,
 	MYSQL_BIND	 b[NB + 3], rb;
 	long long	 f = fire, lim = (long long)max;
 	char		 got[NB][40], idbuf[40], *sql;
+	const char	*gotp[NB];
 	unsigned long	 len;
 	size_t		 i, j, k = 0;
 	int		 rc;
@@ -309,6 +390,12 @@ raw_batch(struct raw *r, const char *const *ids, size_t n, time_t fire,
 			if (mysql_stmt_bind_param(r->upd[k], b) != 0 ||
 			    mysql_stmt_execute(r->upd[k]) != 0)
 				goto myfail;
+			for (i = 0; i < k; i++)
+				gotp[i] = got[i];
+			if (raw_note(r, gotp, k) == -1) {
+				mysql_query(r->m, "ROLLBACK");
+				return (-1);
+			}
 		}
 		if (mysql_query(r->m, "COMMIT") != 0)
 			goto myfail;
@@ -342,6 +429,10 @@ raw_batch(struct raw *r, const char *const *ids, size_t n, time_t fire,
 				    got[i], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(r->sq_upd[k], (int)k + 3, f);
 			if (sq_step(r, r->sq_upd[k]) == -1)
+				return (-1);
+			for (i = 0; i < k; i++)
+				gotp[i] = got[i];
+			if (raw_note(r, gotp, k) == -1)
 				return (-1);
 		}
 		if (sq_step(r, r->sq_commit) == -1)
