@@ -127,6 +127,9 @@ struct table {
 	int		 tb_loaded;	/* parsed without error once */
 	int		 tb_pending;	/* has jobs to register */
 	struct pool	*tb_pool;	/* the jobs' strings and options */
+	struct jkind	*tb_kinds;
+	size_t		 tb_nkinds;
+	char		*tb_text;	/* the jobs' commands and input */
 	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -136,22 +139,26 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
 
 /*
  * A job: one entry of a table, with its identity and its next fire.
- * A daemon may hold hundreds of thousands of jobs, so a job keeps only
- * what differs from job to job and points at what jobs share.
+ * A daemon may hold hundreds of thousands of jobs, so a job is 48 bytes:
+ * it keeps only what differs from job to job and points at what jobs
+ * share.
  *
- * j_sched is the schedule as parsed and as written, with its zone,
- * shared by every job that has the same (tables.c interns them, across
- * tables).  j_ctx is the owner, environment and options in force at
- * the entry, in the table's pool: consecutive entries of a table
- * usually share one.  j_text is the command, followed by its standard
- * input after the command's NUL when JOB_INPUT is set, in the table's
- * pool too.  The identity is kept as 16 bytes; job_id() writes the 32
- * hex digits the store and the environment know.
+ * j_kind is what the job shares with the other jobs of its table that
+ * have the same schedule and context, one per table and kind
+ * (tables.c).  A jsched is the schedule as parsed and as written, with
+ * its zone, shared by every job that has the same, across tables and
+ * counted.  A jctx is the owner, environment and options in force at
+ * an entry, in the table's pool: consecutive entries of a table usually
+ * share one.  j_text is where the command is in the table's text (the
+ * kind knows where that is), followed by its standard input after the
+ * command's NUL when JOB_INPUT is set.  The identity is kept as 16 bytes; job_id() writes the 32 hex
+ * digits that the store and the environment know.
  *
  * j_timer is due at the next scheduled instant plus the job's spreading
- * delay (and the deferral when JOB_DEFERRED is set): job_fire() gets
- * the instant back from it.  The pointers are replaced when the table
- * is read again.
+ * delay (job_delay(), derived from the identity), and the deferral
+ * when JOB_DEFERRED is set: job_fire() gets the instant back from it.
+ * A table's jobs are one array; a job moves when its table is read
+ * again (see table_jobs()).
  */
 struct jsched {
 	struct cron_sched js_sched;
@@ -168,6 +175,12 @@ struct jctx {
 	const char *const *c_env;
 };
 
+struct jkind {
+	const struct jsched *k_sched;	/* a reference */
+	const struct jctx *k_ctx;
+	const char	*k_text;	/* the table's commands */
+};
+
 #define JOB_IDLEN	(CRON_IDLEN / 2)
 #define JOB_NEW		0x01	/* not yet registered */
 #define JOB_DEFERRED	0x02	/* preferred node first */
@@ -175,48 +188,50 @@ struct jctx {
 
 struct job {
 	struct timer	 j_timer;	/* first: the wall heap's pointer */
-	const struct jsched *j_sched;
-	const struct jctx *j_ctx;
-	union {
-		const char *j_text;	/* command, then input */
-		struct job *j_free;	/* tables.c's free list */
-	};
-	uint8_t		 j_id[JOB_IDLEN];
-	uint32_t	 j_spread;	/* seconds after each fire */
+	const struct jkind *j_kind;
+	uint32_t	 j_text;	/* command, then input */
 	uint16_t	 j_running;	/* runs of it in flight here */
 	uint8_t		 j_flags;
+	uint8_t		 j_id[JOB_IDLEN];
 };
+
+static inline const struct jsched *
+job_sched(const struct job *j)
+{
+	return (j->j_kind->k_sched);
+}
 
 static inline const struct cron_opts *
 job_opts(const struct job *j)
 {
-	return (&j->j_ctx->c_opts);
+	return (&j->j_kind->k_ctx->c_opts);
 }
 
 static inline const char *
 job_owner(const struct job *j)
 {
-	return (j->j_ctx->c_owner);
+	return (j->j_kind->k_ctx->c_owner);
 }
 
 static inline const char *const *
 job_env(const struct job *j)
 {
-	return (j->j_ctx->c_env);
+	return (j->j_kind->k_ctx->c_env);
 }
 
 static inline const char *
 job_cmd(const struct job *j)
 {
-	return (j->j_text);
+	return (j->j_kind->k_text + j->j_text);
 }
 
 /* The job's standard input, or NULL. */
 static inline const char *
 job_input(const struct job *j)
 {
-	return (j->j_flags & JOB_INPUT ? j->j_text + strlen(j->j_text) + 1 :
-	    NULL);
+	const char	*cmd = job_cmd(j);
+
+	return (j->j_flags & JOB_INPUT ? cmd + strlen(cmd) + 1 : NULL);
 }
 
 /*
@@ -317,6 +332,7 @@ void	 jobs_reboot(void);
 void	 tables_check_store(void);
 const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
 time_t	 job_fire(const struct job *);
+uint32_t job_delay(const struct job *);
 
 /* fire.c */
 void	 fire_due(struct job *);

@@ -135,7 +135,7 @@ fire_due(struct job *j)
 		    D.d_conf.c_defer_ms);
 		return;
 	}
-	late = D.d_now - ((int64_t)fire + j->j_spread) * 1000;
+	late = D.d_now - ((int64_t)fire + job_delay(j)) * 1000;
 	if (D.d_jump_floor != 0 && after < D.d_jump_floor / 1000)
 		after = (time_t)(D.d_jump_floor / 1000);
 	if (late > LATE_MS && D.d_jump_floor == 0) {
@@ -327,6 +327,7 @@ fire_recover(void)
 	struct store_error	 se;
 	struct table		*tb;
 	struct job		*j;
+	const struct jsched	*js;
 	size_t			 i, n = 0, k;
 	time_t			 now, limit, t, latest;
 	char			 when[32], id[CRON_IDLEN + 1];
@@ -351,21 +352,22 @@ fire_recover(void)
 		for (k = 0; k < tb->tb_njobs; k++) {
 			j = &tb->tb_jobs[k];
 			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
-			    j->j_sched->js_sched.s_flags & SCHED_REBOOT)
+			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
 				continue;
 			key.j_id = (char *)job_id(j, id);
 			kp = &key;
 			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
 			if (hit == NULL || (*hit)->j_last_fire == 0)
 				continue;
-			limit = now - (time_t)j->j_spread - RECOVER_MARGIN -
+			limit = now - (time_t)job_delay(j) - RECOVER_MARGIN -
 			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
-			if (sched_next(&j->j_sched->js_sched, j->j_sched->js_tz,
+			js = job_sched(j);
+			if (sched_next(&js->js_sched, js->js_tz,
 			    (*hit)->j_last_fire, &t) == -1 || t > limit)
 				continue;
 			latest = t;
 			for (steps = 0; steps < RECOVER_STEPS; steps++) {
-				if (sched_next(&j->j_sched->js_sched, j->j_sched->js_tz,
+				if (sched_next(&js->js_sched, js->js_tz,
 				    latest, &t) == -1 || t > limit)
 					break;
 				latest = t;

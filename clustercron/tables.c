@@ -59,6 +59,8 @@
 #define CMD_SUMMARY	200
 
 struct share;
+struct kinds;
+struct text;
 
 /* The sources, for dirty marks and watches. */
 enum src { SRC_SYSTEM, SRC_CROND, SRC_SPOOL, SRC_STORE, SRC_COUNT };
@@ -105,7 +107,7 @@ static const char *const *share_env(struct pool **, struct share *,
 		    const char *const *);
 static const struct jctx *share_ctx(struct pool **, struct share *,
 		    const struct cron_entry *, const char *);
-static const char *job_text(struct pool **, const struct cron_entry *,
+static uint32_t	 job_text(struct text *, const struct cron_entry *,
 		    uint8_t *);
 static int	 same_sched(const struct job *, const struct job *);
 static uint32_t	 sched_hash(const struct cron_sched *, const char *,
@@ -115,6 +117,10 @@ static const struct jsched *sched_get(const struct cron_sched *,
 		    const char *, const struct cron_tz *, const char *);
 static void	 sched_put(const struct jsched *);
 static int	 hexval(char);
+static size_t	 kind_slot(const struct kinds *, const struct jsched *,
+		    const struct jctx *);
+static size_t	 kind_get(struct kinds *, const struct jsched *,
+		    const struct jctx *);
 static int	 stat_same(const struct table *, const struct stat *);
 
 int
@@ -287,23 +293,35 @@ share_ctx(struct pool **pp, struct share *sh, const struct cron_entry *e,
 	return (c);
 }
 
-/* The command and its input, one after the other. */
-static const char *
-job_text(struct pool **pp, const struct cron_entry *e, uint8_t *flags)
+/*
+ * The commands and inputs of a table being loaded, one after the other
+ * in one buffer: a job knows its own by offset.
+ */
+struct text {
+	char		*t_v;
+	size_t		 t_n;
+	size_t		 t_cap;
+};
+
+static uint32_t
+job_text(struct text *t, const struct cron_entry *e, uint8_t *flags)
 {
-	size_t	 clen, ilen = 0;
-	char	*d;
+	size_t	 clen, ilen = 0, off = t->t_n;
 
 	clen = strlen(e->e_cmd) + 1;
 	if (e->e_input != NULL) {
 		ilen = strlen(e->e_input) + 1;
 		*flags |= JOB_INPUT;
 	}
-	d = pool_alloc(pp, clen + ilen, 1);
-	memcpy(d, e->e_cmd, clen);
+	while (t->t_cap - t->t_n < clen + ilen) {
+		t->t_cap = t->t_cap == 0 ? 4096 : t->t_cap * 2;
+		t->t_v = xreallocarray(t->t_v, t->t_cap, 1);
+	}
+	memcpy(t->t_v + off, e->e_cmd, clen);
 	if (ilen > 0)
-		memcpy(d + clen, e->e_input, ilen);
-	return (d);
+		memcpy(t->t_v + off + clen, e->e_input, ilen);
+	t->t_n += clen + ilen;
+	return ((uint32_t)off);
 }
 
 /*
@@ -861,6 +879,7 @@ table_load(struct table *tb, const char *text, size_t len)
 struct newjob {
 	struct job	*n_job;
 	size_t		 n_line;
+	size_t		 n_kind;
 };
 
 static int
@@ -876,12 +895,89 @@ job_cmp(const void *a, const void *b)
 	return (0);
 }
 
+/*
+ * The kinds of a table being loaded, by value, found again through a
+ * hash of their two pointers (an index plus one, 0 for none).
+ */
+struct kinds {
+	struct jkind	*k_v;
+	size_t		 k_n;
+	size_t		 k_cap;
+	uint32_t	*k_hash;
+	size_t		 k_hsize;
+};
+
+static size_t
+kind_slot(const struct kinds *ks, const struct jsched *js,
+    const struct jctx *c)
+{
+	uint64_t	 h;
+
+	h = ((uint64_t)(uintptr_t)js * 0x9e3779b97f4a7c15ULL) ^
+	    ((uint64_t)(uintptr_t)c * 0xc2b2ae3d27d4eb4fULL);
+	return ((size_t)(h >> 32) & (ks->k_hsize - 1));
+}
+
+/*
+ * The index of the kind (js, c), added if need be.  The kind holds one
+ * reference to js: the caller's is taken, or dropped when the kind was
+ * there already.
+ */
+static size_t
+kind_get(struct kinds *ks, const struct jsched *js, const struct jctx *c)
+{
+	struct jkind	*k;
+	size_t		 i, h;
+
+	if (ks->k_n > 0) {
+		k = &ks->k_v[ks->k_n - 1];
+		if (k->k_sched == js && k->k_ctx == c) {
+			sched_put(js);
+			return (ks->k_n - 1);
+		}
+	}
+	if (ks->k_hsize > 0) {
+		for (h = kind_slot(ks, js, c); ks->k_hash[h] != 0;
+		    h = (h + 1) & (ks->k_hsize - 1)) {
+			k = &ks->k_v[ks->k_hash[h] - 1];
+			if (k->k_sched == js && k->k_ctx == c) {
+				sched_put(js);
+				return (ks->k_hash[h] - 1);
+			}
+		}
+	}
+	if (ks->k_n == ks->k_cap) {
+		ks->k_cap = ks->k_cap == 0 ? 16 : ks->k_cap * 2;
+		ks->k_v = xreallocarray(ks->k_v, ks->k_cap, sizeof(*ks->k_v));
+	}
+	if (2 * (ks->k_n + 1) > ks->k_hsize) {
+		free(ks->k_hash);
+		ks->k_hsize = ks->k_hsize == 0 ? 64 : ks->k_hsize * 2;
+		ks->k_hash = xcalloc(ks->k_hsize, sizeof(*ks->k_hash));
+		for (i = 0; i < ks->k_n; i++) {
+			k = &ks->k_v[i];
+			for (h = kind_slot(ks, k->k_sched, k->k_ctx);
+			    ks->k_hash[h] != 0; h = (h + 1) & (ks->k_hsize - 1))
+				;
+			ks->k_hash[h] = (uint32_t)(i + 1);
+		}
+	}
+	for (h = kind_slot(ks, js, c); ks->k_hash[h] != 0;
+	    h = (h + 1) & (ks->k_hsize - 1))
+		;
+	ks->k_hash[h] = (uint32_t)(ks->k_n + 1);
+	ks->k_v[ks->k_n].k_sched = js;
+	ks->k_v[ks->k_n].k_ctx = c;
+	return (ks->k_n++);
+}
+
 static int
 same_sched(const struct job *a, const struct job *b)
 {
-	if (a->j_sched != b->j_sched &&
-	    (!sched_eq(&a->j_sched->js_sched, &b->j_sched->js_sched) ||
-	    a->j_sched->js_tz != b->j_sched->js_tz))
+	const struct jsched	*sa = job_sched(a), *sb = job_sched(b);
+
+	if (sa != sb && (!sched_eq(&sa->js_sched, &sb->js_sched) ||
+	    sa->js_tz != sb->js_tz))
 		return (0);
 	return (job_opts(a)->o_spread == job_opts(b)->o_spread);
 }
@@ -912,7 +1008,14 @@ job_fire(const struct job *j)
 
 	if (j->j_flags & JOB_DEFERRED)
 		when -= D.d_conf.c_defer_ms;
-	return ((time_t)(when / 1000) - (time_t)j->j_spread);
+	return ((time_t)(when / 1000) - (time_t)job_delay(j));
+}
+
+/* The job's spreading delay, in seconds after each fire. */
+uint32_t
+job_delay(const struct job *j)
+{
+	return (job_spread(j->j_id, job_opts(j)->o_spread));
 }
 
 static int
@@ -936,6 +1039,9 @@ table_jobs(struct table *tb, struct crontab *ct)
 {
 	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o, **map = NULL;
 	struct newjob		*sorted = NULL;
+	struct kinds		 ks;
+	struct text		 text;
+	const struct jsched	*js;
 	const struct cron_entry	*e;
 	const struct cron_tz	*tz;
 	struct pool		*pool = NULL;
@@ -947,6 +1053,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 	time_t			 now = (time_t)(D.d_now / 1000);
 
 	memset(&sh, 0, sizeof(sh));
+	memset(&ks, 0, sizeof(ks));
+	memset(&text, 0, sizeof(text));
 	if (ct != NULL && ct->ct_nent > 0) {
 		tmp = xreallocarray(NULL, ct->ct_nent, sizeof(*tmp));
 		sorted = xreallocarray(NULL, ct->ct_nent, sizeof(*sorted));
@@ -967,9 +1075,10 @@ table_jobs(struct table *tb, struct crontab *ct)
 		j = &tmp[n];
 		memset(j, 0, sizeof(*j));
 		j->j_timer.t_idx = TIMER_IDLE;
-		j->j_sched = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
-		j->j_ctx = share_ctx(&pool, &sh, e, owner);
-		j->j_text = job_text(&pool, e, &j->j_flags);
+		js = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
+		sorted[n].n_kind = kind_get(&ks, js,
+		    share_ctx(&pool, &sh, e, owner));
+		j->j_text = job_text(&text, e, &j->j_flags);
 		cron_entry_id(e, tb->tb_owner, id);
 		for (k = 0; k < JOB_IDLEN; k++)
 			j->j_id[k] = (uint8_t)(hexval(id[2 * k]) << 4 |
@@ -979,6 +1088,15 @@ table_jobs(struct table *tb, struct crontab *ct)
 	}
 	/* Everything needed is copied: the parsed table goes. */
 	crontab_free(ct);
+	free(ks.k_hash);
+	if (ks.k_n > 0)
+		ks.k_v = xreallocarray(ks.k_v, ks.k_n, sizeof(*ks.k_v));
+	if (text.t_n > 0)
+		text.t_v = xreallocarray(text.t_v, text.t_n, 1);
+	for (i = 0; i < ks.k_n; i++)
+		ks.k_v[i].k_text = text.t_v;
+	for (i = 0; i < n; i++)
+		sorted[i].n_job->j_kind = &ks.k_v[sorted[i].n_kind];
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), job_cmp);
 	if (n > 0)
@@ -1006,8 +1124,6 @@ table_jobs(struct table *tb, struct crontab *ct)
 			*j = *sorted[k++].n_job;
 			j->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
-			j->j_spread = job_spread(j->j_id,
-			    job_opts(j)->o_spread);
 			D.d_njobs++;
 			if (!D.d_stopping)
 				job_schedule(j, now);
@@ -1025,24 +1141,17 @@ table_jobs(struct table *tb, struct crontab *ct)
 		    job_opts(o)->o_overlap != job_opts(j)->o_overlap ||
 		    job_opts(o)->o_misfire != job_opts(j)->o_misfire ||
 		    job_opts(o)->o_grace != job_opts(j)->o_grace ||
-		    strcmp(o->j_sched->js_when, j->j_sched->js_when) != 0 ||
+		    strcmp(job_sched(o)->js_when, job_sched(j)->js_when) != 0 ||
 		    strcmp(job_cmd(o), job_cmd(j)) != 0) {
 			o->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 		}
-		/* It takes the new one's schedule reference. */
-		sched_put(o->j_sched);
-		o->j_sched = j->j_sched;
-		o->j_ctx = j->j_ctx;
+		o->j_kind = j->j_kind;
 		o->j_text = j->j_text;
 		o->j_flags = (uint8_t)((o->j_flags & ~JOB_INPUT) |
 		    (j->j_flags & JOB_INPUT));
-		if (!c) {
-			o->j_spread = job_spread(o->j_id,
-			    job_opts(o)->o_spread);
-			if (!D.d_stopping)
-				job_schedule(o, now);
-		}
+		if (!c && !D.d_stopping)
+			job_schedule(o, now);
 	}
 	if (nold > 0)
 		jobs_moved(old, nold, map);
@@ -1052,6 +1161,13 @@ table_jobs(struct table *tb, struct crontab *ct)
 	free(old);
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
+	for (i = 0; i < tb->tb_nkinds; i++)
+		sched_put(tb->tb_kinds[i].k_sched);
+	free(tb->tb_kinds);
+	tb->tb_kinds = ks.k_v;
+	tb->tb_nkinds = ks.k_n;
+	free(tb->tb_text);
+	tb->tb_text = text.t_v;
 	pool_free(tb->tb_pool);
 	tb->tb_pool = pool;
 }
@@ -1082,7 +1198,6 @@ job_free(struct job *j)
 	fire_forget(j);
 	run_detach_job(j);
 	D.d_njobs--;
-	sched_put(j->j_sched);
 }
 
 static void
@@ -1135,7 +1250,7 @@ tables_free(void)
 void
 job_schedule(struct job *j, time_t after)
 {
-	const struct jsched	*js = j->j_sched;
+	const struct jsched	*js = job_sched(j);
 	time_t			 next;
 
 	if (js->js_sched.s_flags & SCHED_REBOOT ||
@@ -1144,7 +1259,8 @@ job_schedule(struct job *j, time_t after)
 		return;
 	}
 	j->j_flags &= ~JOB_DEFERRED;
-	heap_set(&D.d_wall, &j->j_timer, ((int64_t)next + j->j_spread) * 1000);
+	heap_set(&D.d_wall, &j->j_timer,
+	    ((int64_t)next + job_delay(j)) * 1000);
 }
 
 /* After a big jump of the clock: every job from the present. */
@@ -1171,7 +1287,7 @@ jobs_reboot(void)
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
-			if (j->j_sched->js_sched.s_flags & SCHED_REBOOT)
+			if (job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
 				run_start(j, (time_t)(D.d_now / 1000), 0);
 		}
 	}
@@ -1217,9 +1333,9 @@ tables_register(int all)
 			r = &sj[k];
 			r->j_id = (char *)job_id(j, ids[k]);
 			r->j_owner = (char *)job_owner(j);
-			r->j_sched = (char *)j->j_sched->js_when;
-			r->j_zone = (char *)(j->j_sched->js_zone != NULL ?
-			    j->j_sched->js_zone : "");
+			r->j_sched = (char *)job_sched(j)->js_when;
+			r->j_zone = (char *)(job_sched(j)->js_zone != NULL ?
+			    job_sched(j)->js_zone : "");
 			r->j_cmd = (char *)job_cmd(j);
 			if (strlen(r->j_cmd) > CMD_SUMMARY) {
 				cmds = xreallocarray(cmds, ncmds + 1,
