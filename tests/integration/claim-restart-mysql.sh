@@ -5,8 +5,9 @@
 # claim-restart-mysql.sh: the MariaDB server is killed (-9) and started
 # again in the middle of claim storms of four contenders, twice while
 # they claim one by one and once while they claim in batches.
-# Contenders whose claims are in flight learn the outcome from the row
-# once the server is back.  No fire may be won twice; every fire is won
+# Contenders whose claims are in flight learn the outcome from the
+# claims table once the server is back, though others may have claimed
+# later fires of the job meanwhile.  No fire may be won twice; every fire is won
 # once; the store's runs match the contenders' logs.
 
 . "${top_srcdir:-.}/tests/lib/mariadb.sh"

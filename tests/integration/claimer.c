@@ -11,6 +11,9 @@
  *	claimer claim URL CNF NODE NJOBS FIRST LAST LOG single|batch
  *	claimer runs URL CNF		print "job fire node" of every run
  *	claimer jobs URL CNF		print "job last_fire claimed_by"
+ *	claimer check URL CNF		read "job fire node" lines; print
+ *					those the claims table does not
+ *					say that node claimed
  *
  * A claim whose outcome is unknown (lost connection, server down) is
  * asked again until the store answers, for up to two minutes; what the
@@ -43,6 +46,7 @@ static void	 patience(const struct store_error *, int64_t, const char *);
 static void	 won(const char *, time_t);
 static void	 claim_one(const char *, time_t);
 static int	 claim(int, int, int, int);
+static int	 check(const char *, const char *);
 
 static void
 usage(void)
@@ -50,7 +54,7 @@ usage(void)
 	fprintf(stderr, "usage: claimer register URL CNF NJOBS\n"
 	    "       claimer claim URL CNF NODE NJOBS FIRST LAST LOG "
 	    "single|batch\n"
-	    "       claimer runs|jobs URL CNF\n");
+	    "       claimer runs|jobs|check URL CNF\n");
 	exit(2);
 }
 
@@ -176,6 +180,51 @@ claim(int njobs, int first, int last, int batch)
 	return (0);
 }
 
+/*
+ * Every win a contender logged must be recorded in the claims table as
+ * that node's: one store per node name, for store_claim_check().
+ */
+#define CHECK_NODES	16
+static int
+check(const char *url, const char *cnf)
+{
+	struct store_error	 err;
+	struct store		*sts[CHECK_NODES];
+	char			 names[CHECK_NODES][64], line[256];
+	char			 id[128], name[64];
+	long long		 fire;
+	int			 i, n = 0, won, bad = 0;
+
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		if (sscanf(line, "%127s %lld %63s", id, &fire, name) != 3)
+			continue;
+		for (i = 0; i < n && strcmp(names[i], name) != 0; i++)
+			;
+		if (i == n) {
+			if (n == CHECK_NODES) {
+				fprintf(stderr, "claimer: too many nodes\n");
+				return (1);
+			}
+			open_store(url, cnf, name);
+			sts[n] = st;
+			strlcpy(names[n++], name, sizeof(names[0]));
+		}
+		if (store_claim_check(sts[i], id, (time_t)fire, &won,
+		    &err) == -1) {
+			fprintf(stderr, "claimer: %s\n", err.se_msg);
+			return (1);
+		}
+		if (!won) {
+			printf("%s %lld %s\n", id, fire, name);
+			bad = 1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		store_close(sts[i]);
+	st = NULL;
+	return (bad);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -252,6 +301,8 @@ main(int argc, char *argv[])
 			    (long long)jobs[i].j_last_fire,
 			    jobs[i].j_claimed_by);
 		store_jobs_free(jobs, n);
+	} else if (strcmp(argv[1], "check") == 0) {
+		rc = check(argv[2], argv[3]);
 	} else
 		usage();
 	store_close(st);

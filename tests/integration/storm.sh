@@ -5,8 +5,8 @@
 # set.  storm_start starts K contenders (tests/integration/claimer) over
 # the same jobs and fires; storm_wait waits for them; storm_check holds
 # the contenders' own logs against the store: no fire won twice, every
-# fire won once, every win recorded as a run by the node that won it,
-# and every job's row holding its last fire.
+# fire won once, every win recorded as a run and as a claim by the node
+# that won it, and every job's row holding its last fire.
 
 CLAIMER=${top_builddir:-.}/tests/integration/claimer
 STORM_BASE=1800000000
@@ -76,6 +76,11 @@ storm_check()
 		diff "$T/won.all" "$T/runs.all" | head >&2
 		storm_fail "the store's runs differ from the contenders' logs"
 	fi
+	# Every win is recorded in the claims table as the winner's.
+	"$CLAIMER" check "$1" "$2" <"$T/won.all" >"$T/unclaimed" 2>&1 || {
+		head "$T/unclaimed" >&2
+		storm_fail "wins the claims table does not record"
+	}
 	"$CLAIMER" jobs "$1" "$2" >"$T/jobs.all" ||
 	    storm_fail "cannot list jobs"
 	_last=$((STORM_BASE + 60 * $4))
