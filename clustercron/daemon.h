@@ -109,6 +109,9 @@ enum tb_kind {
 
 struct job;
 struct pool;
+struct jkind;
+
+#define JOB_IDLEN	(CRON_IDLEN / 2)	/* an identity in bytes */
 
 struct table {
 	RB_ENTRY(table)	 tb_entry;
@@ -130,6 +133,7 @@ struct table {
 	struct jkind	*tb_kinds;
 	size_t		 tb_nkinds;
 	char		*tb_text;	/* the jobs' commands and input */
+	uint8_t		(*tb_ids)[JOB_IDLEN]; /* the jobs', for a while */
 	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -138,10 +142,9 @@ int	 table_cmp(struct table *, struct table *);
 RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
 
 /*
- * A job: one entry of a table, with its identity and its next fire.
- * A daemon may hold hundreds of thousands of jobs, so a job is 48 bytes:
- * it keeps only what differs from job to job and points at what jobs
- * share.
+ * A job: one entry of a table, with its next fire.  A daemon may hold
+ * hundreds of thousands of jobs, so a job is 32 bytes: it keeps only
+ * what differs from job to job and points at what jobs share.
  *
  * j_kind is what the job shares with the other jobs of its table that
  * have the same schedule and context, one per table and kind
@@ -151,14 +154,16 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
  * an entry, in the table's pool: consecutive entries of a table usually
  * share one.  j_text is where the command is in the table's text (the
  * kind knows where that is), followed by its standard input after the
- * command's NUL when JOB_INPUT is set.  The identity is kept as 16 bytes; job_id() writes the 32 hex
- * digits that the store and the environment know.
+ * command's NUL when JOB_INPUT is set.
  *
- * j_timer is due at the next scheduled instant plus the job's spreading
- * delay (job_delay(), derived from the identity), and the deferral
- * when JOB_DEFERRED is set: job_fire() gets the instant back from it.
- * A table's jobs are one array; a job moves when its table is read
- * again (see table_jobs()).
+ * The identity is not kept: job_id() makes it again from the rest, as
+ * the parser made it (a table keeps its jobs' identities from its load
+ * until they are registered, tb_ids).  j_timer is due at the next
+ * scheduled instant plus the job's spreading delay (job_delay(), from
+ * the identity), and the deferral when JOB_DEFERRED is set: job_fire()
+ * gets the instant back from it.  A table's jobs are one array, sorted
+ * by identity; a job moves when its table is read again (see
+ * table_jobs()).
  */
 struct jsched {
 	struct cron_sched js_sched;
@@ -181,7 +186,6 @@ struct jkind {
 	const char	*k_text;	/* the table's commands */
 };
 
-#define JOB_IDLEN	(CRON_IDLEN / 2)
 #define JOB_NEW		0x01	/* not yet registered */
 #define JOB_DEFERRED	0x02	/* preferred node first */
 #define JOB_INPUT	0x04	/* j_text holds an input */
@@ -192,7 +196,6 @@ struct job {
 	uint32_t	 j_text;	/* command, then input */
 	uint16_t	 j_running;	/* runs of it in flight here */
 	uint8_t		 j_flags;
-	uint8_t		 j_id[JOB_IDLEN];
 };
 
 static inline const struct jsched *
@@ -331,6 +334,9 @@ void	 jobs_reschedule_all(void);
 void	 jobs_reboot(void);
 void	 tables_check_store(void);
 const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
+const char *table_job_id(const struct table *, size_t,
+	    char [CRON_IDLEN + 1]);
+void	 tables_ids_drop(void);
 time_t	 job_fire(const struct job *);
 uint32_t job_delay(const struct job *);
 

@@ -354,7 +354,7 @@ fire_recover(void)
 			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
 			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
 				continue;
-			key.j_id = (char *)job_id(j, id);
+			key.j_id = (char *)table_job_id(tb, k, id);
 			kp = &key;
 			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
 			if (hit == NULL || (*hit)->j_last_fire == 0)
@@ -397,6 +397,7 @@ fire_recover(void)
  out:
 	free(byid);
 	store_jobs_free(list, n);
+	tables_ids_drop();
 }
 
 static int

@@ -117,6 +117,8 @@ static const struct jsched *sched_get(const struct cron_sched *,
 		    const char *, const struct cron_tz *, const char *);
 static void	 sched_put(const struct jsched *);
 static int	 hexval(char);
+static void	 id_hex(const uint8_t *, char [CRON_IDLEN + 1]);
+static void	 id_bin(const char *, uint8_t *);
 static size_t	 kind_slot(const struct kinds *, const struct jsched *,
 		    const struct jctx *);
 static size_t	 kind_get(struct kinds *, const struct jsched *,
@@ -880,6 +882,7 @@ struct newjob {
 	struct job	*n_job;
 	size_t		 n_line;
 	size_t		 n_kind;
+	uint8_t		 n_id[JOB_IDLEN];
 };
 
 static int
@@ -888,7 +891,7 @@ job_cmp(const void *a, const void *b)
 	const struct newjob	*na = a, *nb = b;
 	int			 c;
 
-	if ((c = memcmp(na->n_job->j_id, nb->n_job->j_id, JOB_IDLEN)) != 0)
+	if ((c = memcmp(na->n_id, nb->n_id, JOB_IDLEN)) != 0)
 		return (c);
 	if (na->n_line != nb->n_line)
 		return (na->n_line < nb->n_line ? -1 : 1);
@@ -982,19 +985,77 @@ same_sched(const struct job *a, const struct job *b)
 	return (job_opts(a)->o_spread == job_opts(b)->o_spread);
 }
 
-/* The 32 hex digits of the job's identity, in buf. */
+/*
+ * The 32 hex digits of the job's identity, in buf.  A job does not keep
+ * its identity (16 bytes a job): it is made again from what the job
+ * keeps, which is all the parser made it from.
+ */
 const char *
 job_id(const struct job *j, char buf[CRON_IDLEN + 1])
+{
+	struct cron_entry	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.e_sched = job_sched(j)->js_sched;
+	e.e_opts.o_name = job_opts(j)->o_name;
+	e.e_cmd = job_cmd(j);
+	e.e_input = job_input(j);
+	e.e_tz = job_sched(j)->js_zone;
+	cron_entry_id(&e, job_owner(j), buf);
+	return (buf);
+}
+
+static void
+id_hex(const uint8_t *id, char buf[CRON_IDLEN + 1])
 {
 	static const char	 hex[] = "0123456789abcdef";
 	size_t			 i;
 
 	for (i = 0; i < JOB_IDLEN; i++) {
-		buf[2 * i] = hex[j->j_id[i] >> 4];
-		buf[2 * i + 1] = hex[j->j_id[i] & 0xf];
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 0xf];
 	}
 	buf[CRON_IDLEN] = '\0';
+}
+
+static void
+id_bin(const char *hex, uint8_t *id)
+{
+	size_t	 i;
+
+	for (i = 0; i < JOB_IDLEN; i++)
+		id[i] = (uint8_t)(hexval(hex[2 * i]) << 4 |
+		    hexval(hex[2 * i + 1]));
+}
+
+/*
+ * The identity of the table's job i, from the identities kept since the
+ * table was loaded when they still are (see tables_ids_drop()).
+ */
+const char *
+table_job_id(const struct table *tb, size_t i, char buf[CRON_IDLEN + 1])
+{
+	if (tb->tb_ids != NULL)
+		id_hex(tb->tb_ids[i], buf);
+	else
+		job_id(&tb->tb_jobs[i], buf);
 	return (buf);
+}
+
+/*
+ * The identities of the jobs of the tables loaded last are kept until
+ * the jobs are registered and the misfire pass has seen them, which
+ * comes right after: then they go, and are made again when needed.
+ */
+void
+tables_ids_drop(void)
+{
+	struct table	*tb;
+
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		free(tb->tb_ids);
+		tb->tb_ids = NULL;
+	}
 }
 
 /*
@@ -1015,7 +1076,13 @@ job_fire(const struct job *j)
 uint32_t
 job_delay(const struct job *j)
 {
-	return (job_spread(j->j_id, job_opts(j)->o_spread));
+	char	 hex[CRON_IDLEN + 1];
+	uint8_t	 id[JOB_IDLEN];
+
+	if (job_opts(j)->o_spread == 0)
+		return (0);
+	id_bin(job_id(j, hex), id);
+	return (job_spread(id, job_opts(j)->o_spread));
 }
 
 static int
@@ -1039,6 +1106,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 {
 	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o, **map = NULL;
 	struct newjob		*sorted = NULL;
+	uint8_t			(*nids)[JOB_IDLEN] = NULL;
+	uint8_t			(*oids)[JOB_IDLEN] = NULL;
 	struct kinds		 ks;
 	struct text		 text;
 	const struct jsched	*js;
@@ -1080,9 +1149,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		    share_ctx(&pool, &sh, e, owner));
 		j->j_text = job_text(&text, e, &j->j_flags);
 		cron_entry_id(e, tb->tb_owner, id);
-		for (k = 0; k < JOB_IDLEN; k++)
-			j->j_id[k] = (uint8_t)(hexval(id[2 * k]) << 4 |
-			    hexval(id[2 * k + 1]));
+		id_bin(id, sorted[n].n_id);
 		sorted[n].n_job = j;
 		sorted[n++].n_line = e->e_line;
 	}
@@ -1099,11 +1166,21 @@ table_jobs(struct table *tb, struct crontab *ct)
 		sorted[i].n_job->j_kind = &ks.k_v[sorted[i].n_kind];
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), job_cmp);
-	if (n > 0)
+	if (n > 0) {
 		nj = xreallocarray(NULL, n, sizeof(*nj));
+		nids = xreallocarray(NULL, n, sizeof(*nids));
+		for (k = 0; k < n; k++)
+			memcpy(nids[k], sorted[k].n_id, JOB_IDLEN);
+	}
 	old = tb->tb_jobs;
-	if (nold > 0)
+	if (nold > 0) {
 		map = xcalloc(nold, sizeof(*map));
+		if ((oids = tb->tb_ids) == NULL) {
+			oids = xreallocarray(NULL, nold, sizeof(*oids));
+			for (i = 0; i < nold; i++)
+				id_bin(job_id(&old[i], id), oids[i]);
+		}
+	}
 
 	/* Merge: old jobs that survive take the new entries. */
 	i = k = 0;
@@ -1113,8 +1190,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		else if (k == n)
 			c = -1;
 		else
-			c = memcmp(old[i].j_id, sorted[k].n_job->j_id,
-			    JOB_IDLEN);
+			c = memcmp(oids[i], nids[k], JOB_IDLEN);
 		if (c < 0) {
 			job_free(&old[i++]);
 			continue;
@@ -1156,9 +1232,11 @@ table_jobs(struct table *tb, struct crontab *ct)
 	if (nold > 0)
 		jobs_moved(old, nold, map);
 	free(map);
+	free(oids);
 	free(sorted);
 	free(tmp);
 	free(old);
+	tb->tb_ids = nids;
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
 	for (i = 0; i < tb->tb_nkinds; i++)
@@ -1331,7 +1409,7 @@ tables_register(int all)
 			if (!all && !(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
-			r->j_id = (char *)job_id(j, ids[k]);
+			r->j_id = (char *)table_job_id(tb, i, ids[k]);
 			r->j_owner = (char *)job_owner(j);
 			r->j_sched = (char *)job_sched(j)->js_when;
 			r->j_zone = (char *)(job_sched(j)->js_zone != NULL ?
@@ -1368,4 +1446,7 @@ tables_register(int all)
 	free(cmds);
 	free(ids);
 	free(sj);
+	/* The misfire pass after a registration of all needs them. */
+	if (!all)
+		tables_ids_drop();
 }
