@@ -32,7 +32,7 @@
 	"last_fire, claimed_by, claimed_at FROM jobs WHERE id IN ("
 #define MYNOTE	") ON DUPLICATE KEY UPDATE node = VALUES(node), " \
 	"claimed_at = VALUES(claimed_at)"
-#define SQNOTE	") ON CONFLICT (job, fire) DO UPDATE SET node = " \
+#define SQNOTE	") ON CONFLICT (fire, job) DO UPDATE SET node = " \
 	"excluded.node, claimed_at = excluded.claimed_at"
 
 struct raw {

@@ -2527,48 +2527,36 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 }
 
 /*
- * The claims rows go with the history, by the same age and count (not
- * counted in *n): they are needed only until a node that lost a claim's
- * result asks again, soon after.
+ * The claims rows go with the history (not counted in *n): those of
+ * fires older than the age, and all but those of the newest max_runs
+ * instants, which for a job due every minute still keeps hours of
+ * them.  A claims row is needed only until a node that lost the
+ * claim's result asks again, soon after.  Both are range deletes on
+ * the claims' key, which starts with the fire.
  */
 static int
 trim_claims(struct store *st, struct count_arg *a, struct store_error *err)
 {
-	struct sval	 p[2];
-	int64_t		 cut;
-	size_t		 i;
-	char		*job;
+	struct sval	 p;
+	int64_t		 cut = 0;
 
 	if (a->a2 > 0) {
-		p[0] = SVI(a->a2);
-		if (xexec(st, "trim", S_TRIM_CLAIMS_AGE, 0, p, 1, NULL, NULL,
+		p = SVI(a->a2);
+		if (xexec(st, "trim", S_TRIM_CLAIMS_AGE, 0, &p, 1, NULL, NULL,
 		    NULL, err) == -1)
 			return (-1);
 	}
 	if (a->a3 == 0)
 		return (0);
-	strs_free(&a->jobs);
-	a->jobs.v_size = sizeof(char *);
-	p[0] = SVI(a->a3);
-	if (xexec(st, "trim", S_TRIM_CLAIMS_JOBS, 0, p, 1, trimjob_row,
-	    &a->jobs, NULL, err) == -1)
+	p = SVI(a->a3 - 1);
+	if (xexec(st, "trim", S_TRIM_CLAIMS_CUT, 0, &p, 1, cut_row, &cut,
+	    NULL, err) == -1)
 		return (-1);
-	for (i = 0; i < a->jobs.v_n; i++) {
-		job = ((char **)a->jobs.v_p)[i];
-		p[0] = SVS(job);
-		p[1] = SVI(a->a3 - 1);
-		cut = 0;
-		if (xexec(st, "trim", S_TRIM_CLAIMS_CUT, 0, p, 2, cut_row, &cut,
-		    NULL, err) == -1)
-			return (-1);
-		if (cut == 0)
-			continue;
-		p[1] = SVI(cut);
-		if (xexec(st, "trim", S_TRIM_CLAIMS_JOB, 0, p, 2, NULL, NULL,
-		    NULL, err) == -1)
-			return (-1);
-	}
-	return (0);
+	if (cut == 0)
+		return (0);
+	p = SVI(cut);
+	return (xexec(st, "trim", S_TRIM_CLAIMS_FIRE, 0, &p, 1, NULL, NULL,
+	    NULL, err));
 }
 
 int

@@ -77,9 +77,8 @@ enum stmt {
 	S_TRIM_CUT,		/* job, offset -> id */
 	S_TRIM_JOB,		/* job, id */
 	S_TRIM_CLAIMS_AGE,	/* max age */
-	S_TRIM_CLAIMS_JOBS,	/* max claims -> job */
-	S_TRIM_CLAIMS_CUT,	/* job, offset -> fire */
-	S_TRIM_CLAIMS_JOB,	/* job, fire */
+	S_TRIM_CLAIMS_CUT,	/* offset -> fire */
+	S_TRIM_CLAIMS_FIRE,	/* fire */
 	S_TABLE_GET,		/* owner -> body, version */
 	S_TABLE_INSERT,		/* owner, body, node */
 	S_TABLE_UPDATE,		/* body, node, owner, version */

@@ -125,9 +125,8 @@ static const char *const my_text[S_COUNT] = {
 	[S_TRIM_CUT] = SQL_TRIM_CUT,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
 	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
-	[S_TRIM_CLAIMS_JOBS] = SQL_TRIM_CLAIMS_JOBS,
 	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
-	[S_TRIM_CLAIMS_JOB] = SQL_TRIM_CLAIMS_JOB,
+	[S_TRIM_CLAIMS_FIRE] = SQL_TRIM_CLAIMS_FIRE,
 	[S_TABLE_GET] = SQL_TABLE_GET,
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
@@ -204,9 +203,9 @@ static const char *const my_step2[] = {
 
 /* Version 3: the claims, as in store_sqlite.c. */
 static const char *const my_step3[] = {
-	"CREATE TABLE IF NOT EXISTS claims (job " IDTYPE " NOT NULL, "
-	    "fire BIGINT NOT NULL, node " NAMETYPE " NOT NULL, "
-	    "claimed_at BIGINT NOT NULL, PRIMARY KEY (job, fire))" ENGINE,
+	"CREATE TABLE IF NOT EXISTS claims (fire BIGINT NOT NULL, "
+	    "job " IDTYPE " NOT NULL, node " NAMETYPE " NOT NULL, "
+	    "claimed_at BIGINT NOT NULL, PRIMARY KEY (fire, job))" ENGINE,
 	"INSERT IGNORE INTO claims (job, fire, node, claimed_at) "
 	    "SELECT id, last_fire, claimed_by, COALESCE(claimed_at, 0) "
 	    "FROM jobs WHERE last_fire > 0 AND claimed_by IS NOT NULL",

@@ -29,7 +29,7 @@
 /*
  * The claims just won, copied from the jobs' rows this transaction has
  * changed (and holds); the includer adds what replaces an older row of
- * the same (job, fire), left by a job deleted and registered again.
+ * the same (fire, job), left by a job deleted and registered again.
  */
 #define SQL_CLAIM_NOTE \
 	"INSERT INTO claims (job, fire, node, claimed_at) SELECT id, " \
@@ -108,15 +108,12 @@
 	"OFFSET ?"
 #define SQL_TRIM_JOB \
 	"DELETE FROM runs WHERE job_id = ? AND id < ? AND state <> 0"
+/* Claims by the age of their fire, then all but the newest n instants. */
 #define SQL_TRIM_CLAIMS_AGE \
-	"DELETE FROM claims WHERE claimed_at < " NOW " - ?"
-#define SQL_TRIM_CLAIMS_JOBS \
-	"SELECT job FROM claims GROUP BY job HAVING COUNT(*) > ?"
+	"DELETE FROM claims WHERE fire < (" NOW " - ?) / 1000"
 #define SQL_TRIM_CLAIMS_CUT \
-	"SELECT fire FROM claims WHERE job = ? ORDER BY fire DESC LIMIT 1 " \
-	"OFFSET ?"
-#define SQL_TRIM_CLAIMS_JOB \
-	"DELETE FROM claims WHERE job = ? AND fire < ?"
+	"SELECT DISTINCT fire FROM claims ORDER BY fire DESC LIMIT 1 OFFSET ?"
+#define SQL_TRIM_CLAIMS_FIRE	"DELETE FROM claims WHERE fire < ?"
 #define SQL_TABLE_GET	"SELECT body, version FROM ctables WHERE owner = ?"
 #define SQL_TABLE_INSERT \
 	"INSERT INTO ctables (owner, body, version, updated, updated_by) " \

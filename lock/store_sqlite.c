@@ -83,7 +83,7 @@ static const char *const sq_text[S_COUNT] = {
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT,
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
 	[S_BATCH_MINE] = SQL_BATCH_MINE,
-	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON CONFLICT (job, fire) DO UPDATE "
+	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON CONFLICT (fire, job) DO UPDATE "
 	    "SET node = excluded.node, claimed_at = excluded.claimed_at",
 	[S_JOB_UPSERT] = SQL_JOB_INSERT " ON CONFLICT (id) DO UPDATE SET "
 	    "owner = excluded.owner, sched = excluded.sched, "
@@ -124,9 +124,8 @@ static const char *const sq_text[S_COUNT] = {
 	[S_TRIM_CUT] = SQL_TRIM_CUT,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
 	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
-	[S_TRIM_CLAIMS_JOBS] = SQL_TRIM_CLAIMS_JOBS,
 	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
-	[S_TRIM_CLAIMS_JOB] = SQL_TRIM_CLAIMS_JOB,
+	[S_TRIM_CLAIMS_FIRE] = SQL_TRIM_CLAIMS_FIRE,
 	[S_TABLE_GET] = SQL_TABLE_GET,
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
@@ -201,12 +200,15 @@ static const char *const sq_step2[] = {
  * Version 3: every claim, won by the conditional write on the job's
  * row, is also recorded in claims within the same transaction, so that
  * a node that lost the result learns it even after later fires moved
- * the row on.  The jobs' current claims are carried over.
+ * the row on.  The jobs' current claims are carried over.  Keyed by
+ * fire first: the claims of one instant go to neighbouring rows (a
+ * batch of claims dirties a page or two, not one page per job) and
+ * trimming deletes a range.
  */
 static const char *const sq_step3[] = {
-	"CREATE TABLE claims (job TEXT NOT NULL, fire INTEGER NOT NULL, "
+	"CREATE TABLE claims (fire INTEGER NOT NULL, job TEXT NOT NULL, "
 	    "node TEXT NOT NULL, claimed_at INTEGER NOT NULL, "
-	    "PRIMARY KEY (job, fire)) WITHOUT ROWID",
+	    "PRIMARY KEY (fire, job)) WITHOUT ROWID",
 	"INSERT OR IGNORE INTO claims (job, fire, node, claimed_at) "
 	    "SELECT id, last_fire, claimed_by, COALESCE(claimed_at, 0) "
 	    "FROM jobs WHERE last_fire > 0 AND claimed_by IS NOT NULL",

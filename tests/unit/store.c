@@ -369,7 +369,10 @@ test_runs(struct store *a, struct store *b)
 	test_trim_claims(a);
 }
 
-/* Claims rows go with the history: by count per job, then by age. */
+/*
+ * Claims rows go with the history: by the age of their fire, then all
+ * but those of the newest instants (as many as runs are kept per job).
+ */
 static void
 test_trim_claims(struct store *a)
 {
@@ -377,6 +380,7 @@ test_trim_claims(struct store *a)
 	struct store_error	 err;
 	char			 id[40];
 	size_t			 n;
+	time_t			 f0 = 2000000000;
 	int			 i, won, ok1 = 1;
 
 	memset(&j, 0, sizeof(j));
@@ -386,20 +390,25 @@ test_trim_claims(struct store *a)
 	j.j_sched = "* * * * *";
 	j.j_cmd = "true";
 	ok(store_jobs_register(a, &j, 1, &err) == 0, "register trim job");
+	ok(store_claim(a, id, 60, &won, &err) == 0 && won, "an old claim");
+	ok(store_claim(a, id, f0, &won, &err) == 0 && won, "a new one");
+	ok(store_trim(a, 3600000, 0, 60000, &n, &err) == 0,
+	    "trim an hour old");
+	ok(store_claim_check(a, id, 60, &won, &err) == 0 && !won,
+	    "the old claim goes");
+	ok(store_claim_check(a, id, f0, &won, &err) == 0 && won,
+	    "the new one stays");
 	for (i = 1; i <= 10; i++)
-		if (store_claim(a, id, 60 * i, &won, &err) == -1 || !won)
+		if (store_claim(a, id, f0 + 60 * i, &won, &err) == -1 || !won)
 			ok1 = 0;
-	ok(ok1, "ten claims");
-	ok(store_trim(a, 0, 4, 60000, &n, &err) == 0, "trim to four per job");
-	ok(store_claim_check(a, id, 60 * 7, &won, &err) == 0 && won,
+	ok(ok1, "ten more claims");
+	ok(store_trim(a, 0, 4, 60000, &n, &err) == 0,
+	    "trim to the newest four instants");
+	ok(store_claim_check(a, id, f0 + 60 * 7, &won, &err) == 0 && won,
 	    "the newest four claims stay");
-	ok(store_claim_check(a, id, 60 * 6, &won, &err) == 0 && !won,
+	ok(store_claim_check(a, id, f0 + 60 * 6, &won, &err) == 0 && !won,
 	    "older ones go");
-	usleep(20000);
-	ok(store_trim(a, 10, 0, 60000, &n, &err) == 0, "trim by age");
-	ok(store_claim_check(a, id, 60 * 10, &won, &err) == 0 && !won,
-	    "claims older than the age go");
-	ok(store_claim(a, id, 60 * 10, &won, &err) == 0 && !won,
+	ok(store_claim(a, id, f0 + 60 * 6, &won, &err) == 0 && !won,
 	    "the job's row still holds its last fire");
 }
 
