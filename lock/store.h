@@ -334,9 +334,10 @@ int	 store_lease_drop(struct store *, const char *, struct store_error *);
 /*
  * store_trim() deletes, under the lease "trim" (held for ttl_ms), the
  * finished runs older than max_age_ms by the store's clock (0: none by
- * age) and all but the newest max_runs of each job (0: no limit).
- * Returns in *n how many runs went; *n is 0 when another node holds
- * the lease.
+ * age) and all but the newest max_runs of each job (0: no limit), and
+ * the claims of fires older than max_age and of all but the newest
+ * max_runs instants.  Returns in *n how many runs went; *n is 0 when
+ * another node holds the lease.
  */
 int	 store_trim(struct store *, int64_t, size_t, int64_t, size_t *,
 	    struct store_error *);
