@@ -16,10 +16,10 @@
  * at once and runs the body again.  Each body is written so that
  * running it again after a lost result is safe and tells the truth:
  * claims read their claims row (see store.h), run starts find their
- * own row by its unique key, table updates recognise their own write.  When the
- * reconnection fails the operation returns an error with se_lost set
- * and later calls retry connecting no sooner than the back-off allows
- * (50 ms doubling to 5 s).
+ * own row by its unique key, table updates recognise their own write.
+ * When the reconnection fails the operation returns an error with
+ * se_lost set and later calls retry connecting no sooner than the
+ * back-off allows (50 ms doubling to 5 s).
  */
 
 #include <sys/stat.h>
@@ -1337,10 +1337,11 @@ store_job_delete(struct store *st, const char *id, struct store_error *err)
  * Claims whose result was lost.  A (job, fire) is remembered when the
  * connection drops while claiming it, and forgotten once a claim of it
  * has been settled by its claims row, or once this node claims a later
- * fire of the job or loses the result of one.  It only spares the losers of ordinary claims a
- * read of the claims table.  Normally empty, so the linear searches
- * cost nothing; after an outage it holds the fires that were in
- * flight, at most UNCERTAIN_MAX of them (the oldest go first).
+ * fire of the job or loses the result of one.  It only spares the
+ * losers of ordinary claims a read of the claims table.  Normally
+ * empty, so the linear searches cost nothing; after an outage it holds
+ * the fires that were in flight, at most UNCERTAIN_MAX of them (the
+ * oldest go first).
  */
 static int
 uncertain_find(struct store *st, const char *id, time_t fire)
