@@ -1776,9 +1776,12 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 	rc = run_op(st, batch_fn, &a, err);
 	/*
 	 * What was in flight and is not found ours stays in doubt, to be
-	 * settled when asked again: on MariaDB a transaction of ours cut
-	 * off with its connection may still hold rows this call skipped
-	 * (SKIP LOCKED), and commit.  A single claim waits for such a row.
+	 * settled when asked again.  On MariaDB a transaction of ours cut
+	 * off with its connection may still be running: batch.mine waits
+	 * for the claims rows it wrote, but if it was cut before writing
+	 * them it still holds job rows, which this call skipped (SKIP
+	 * LOCKED) and which it can only roll back; a single claim waits
+	 * for such a row and then tells.
 	 */
 	for (i = 0; i < n; i++) {
 		if (rc == 0 && won[i]) {

@@ -84,7 +84,11 @@ static const char *const my_text[S_COUNT] = {
 	[S_CLAIM_READ] = SQL_CLAIM_READ,
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT " FOR UPDATE SKIP LOCKED",
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
-	[S_BATCH_MINE] = SQL_BATCH_MINE,
+	/*
+	 * A locking read: a batch of ours whose connection was cut may
+	 * still be committing its claims rows; wait for it to end.
+	 */
+	[S_BATCH_MINE] = SQL_BATCH_MINE " LOCK IN SHARE MODE",
 	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON DUPLICATE KEY UPDATE "
 	    "node = VALUES(node), claimed_at = VALUES(claimed_at)",
 	[S_JOB_UPSERT] = SQL_JOB_INSERT " ON DUPLICATE KEY UPDATE "
