@@ -81,6 +81,16 @@ done
 [ -n "$deb" ] || { echo "not ok - no .deb built"; exit 1; }
 ok "built ${deb##*/}"
 
+# Lintian's errors, when it is installed (warnings are not failures).
+if command -v lintian >/dev/null 2>&1; then
+	if lintian --fail-on error "$deb" >"$tmp/lintian.log" 2>&1; then
+		ok "lintian: no errors"
+	else
+		cat "$tmp/lintian.log"
+		fail "lintian: errors"
+	fi
+fi
+
 # The control fields that make it a drop-in cron.
 provides=$(dpkg-deb -f "$deb" Provides)
 conflicts=$(dpkg-deb -f "$deb" Conflicts)
