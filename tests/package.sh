@@ -16,10 +16,19 @@
 #	sh tests/package.sh
 # Exit status: 0 pass, 1 fail, 77 skip (no Debian build tools), 99
 # error, and 99 instead of 77 when CI is set.
+#
+# With PACKAGE_BOOT=1, as root, it also installs the package for real
+# on a clean Debian 12: a minimal system made with debootstrap (from
+# DEBIAN_MIRROR, deb.debian.org by default) and booted with systemd in
+# systemd-nspawn, with cron and a user's crontab on it.  apt replaces
+# cron, the unit is enabled and running, the user's table was imported,
+# and reload, stop and start work.  It downloads about 100 MB and takes
+# a few minutes; the container is powered off and removed at the end.
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
 tmp=
 dpid=
+nspid=
 failed=0
 
 cleanup() {
@@ -27,10 +36,121 @@ cleanup() {
 		kill "$dpid" 2>/dev/null
 		wait "$dpid" 2>/dev/null
 	fi
-	[ -n "$tmp" ] && rm -rf "$tmp"
+	boot_stop
+	# Never remove a tree something is still mounted in.
+	if [ -n "$tmp" ] && ! grep -q " $tmp/" /proc/self/mounts; then
+		rm -rf "$tmp"
+	elif [ -n "$tmp" ]; then
+		echo "package.sh: $tmp still has mounts: left in place" >&2
+	fi
 }
 trap cleanup EXIT
 trap 'exit 99' HUP INT TERM
+
+# boot_test: the package installed on a booted clean Debian 12.
+boot_test() {
+	for tool in debootstrap systemd-nspawn nsenter; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			fail "PACKAGE_BOOT: $tool not found" \
+			    "(apt-get install debootstrap systemd-container)"
+			return
+		fi
+	done
+	broot=$tmp/boot
+	echo "# debootstrap bookworm into $broot"
+	if ! debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus \
+	    bookworm "$broot" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
+	    >"$tmp/debootstrap.log" 2>&1; then
+		tail -n 20 "$tmp/debootstrap.log"
+		fail "debootstrap"
+		return
+	fi
+	cp "$deb" "$broot/root/" || { fail "copy the package"; return; }
+	systemd-nspawn -q --register=no --keep-unit -D "$broot" -b \
+	    >"$tmp/nspawn.log" 2>&1 </dev/null &
+	nspid=$!
+	# The container's systemd is nspawn's child; wait until it is up.
+	i=0 init=
+	while :; do
+		i=$((i + 1))
+		if [ "$i" -gt 120 ] || ! kill -0 "$nspid" 2>/dev/null; then
+			tail -n 20 "$tmp/nspawn.log"
+			fail "the container did not boot"
+			return
+		fi
+		[ -z "$init" ] && init=$(pgrep -P "$nspid" | head -n 1)
+		if [ -n "$init" ]; then
+			state=$(nsenter -t "$init" -a systemctl \
+			    is-system-running 2>/dev/null)
+			case $state in
+			running|degraded) break ;;
+			esac
+		fi
+		sleep 1
+	done
+	ok "a clean Debian 12 booted in systemd-nspawn"
+	in_box() { nsenter -t "$init" -a /bin/sh -c "$1"; }
+
+	deb_name=${deb##*/}
+	in_box "export DEBIAN_FRONTEND=noninteractive
+	    apt-get update -qq &&
+	    apt-get install -y -qq --no-install-recommends cron &&
+	    useradd -m alice &&
+	    printf 'MAILTO=\"\"\\n0 0 1 1 * echo alice\\n' >/root/alice.tab &&
+	    crontab -u alice /root/alice.tab &&
+	    systemctl is-active cron" >"$tmp/box-cron.log" 2>&1 ||
+	    { cat "$tmp/box-cron.log"; fail "cron and a crontab"; return; }
+	if in_box "export DEBIAN_FRONTEND=noninteractive
+	    apt-get install -y --no-install-recommends /root/$deb_name" \
+	    >"$tmp/box-install.log" 2>&1; then
+		ok "apt-get install ./$deb_name"
+	else
+		cat "$tmp/box-install.log"
+		fail "apt-get install ./$deb_name"
+		return
+	fi
+	in_box "dpkg-query -W -f '\${Status}' cron 2>/dev/null |
+	    grep -q ' installed'" && fail "cron is still installed"
+	if in_box "systemctl is-enabled --quiet clustercron &&
+	    systemctl is-active --quiet clustercron"; then
+		ok "clustercron.service enabled and running"
+	else
+		in_box "systemctl status clustercron; journalctl -u clustercron"
+		fail "clustercron.service enabled and running"
+	fi
+	if in_box "su alice -c 'crontab -l' | cmp -s - /root/alice.tab &&
+	    [ ! -e /var/spool/cron/crontabs/alice ] &&
+	    [ -f /var/lib/clustercron/spool-imported/alice ]"; then
+		ok "alice's crontab imported into the store"
+	else
+		cat "$tmp/box-install.log"
+		fail "alice's crontab imported into the store"
+	fi
+	if in_box "systemctl reload clustercron && systemctl stop clustercron &&
+	    ! systemctl is-active --quiet clustercron &&
+	    systemctl start clustercron &&
+	    systemctl is-active --quiet clustercron"; then
+		ok "reload, stop and start"
+	else
+		in_box "journalctl -u clustercron | tail -n 30"
+		fail "reload, stop and start"
+	fi
+	boot_stop
+}
+
+# Power the container off, and kill it if it takes too long.
+boot_stop() {
+	[ -n "$nspid" ] || return 0
+	kill "$nspid" 2>/dev/null
+	i=0
+	while kill -0 "$nspid" 2>/dev/null && [ "$i" -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -9 "$nspid" 2>/dev/null
+	wait "$nspid" 2>/dev/null
+	nspid=
+}
 
 skip() {
 	echo "package.sh: $*" >&2
@@ -237,4 +357,6 @@ fi
 kill "$dpid"
 wait "$dpid"
 dpid=
+
+[ "${PACKAGE_BOOT:-}" = 1 ] && boot_test
 [ "$failed" = 0 ]
