@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ enum src { SRC_SYSTEM, SRC_CROND, SRC_SPOOL, SRC_STORE, SRC_COUNT };
 static int	 wd[SRC_COUNT] = { -1, -1, -1, -1 };
 static int	 dir_failed[TB_STORE + 1];
 static int	 dirty[SRC_COUNT];
+static int	 reloaded;		/* since the last trim */
 static char	*sysdir, *sysbase;	/* dirname, basename of crontab */
 static char	*dbdir, *dbbase;	/* SQLite file, when watched */
 
@@ -1237,6 +1239,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 	free(tmp);
 	free(old);
 	tb->tb_ids = nids;
+	reloaded = 1;
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
 	for (i = 0; i < tb->tb_nkinds; i++)
@@ -1389,7 +1392,7 @@ tables_register(int all)
 	size_t			 i, n = 0, k = 0, ncmds = 0;
 
 	if (D.d_st == NULL)
-		return;
+		goto out;
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		if (!all && !tb->tb_pending)
 			continue;
@@ -1446,7 +1449,17 @@ tables_register(int all)
 	free(cmds);
 	free(ids);
 	free(sj);
+ out:
 	/* The misfire pass after a registration of all needs them. */
 	if (!all)
 		tables_ids_drop();
+	/*
+	 * Reading a table again parses it whole and copies it: give back
+	 * what that used, as start-up does, or each reload of a big table
+	 * leaves the daemon megabytes bigger (and every fork dearer).
+	 */
+	if (!all && reloaded) {
+		reloaded = 0;
+		malloc_trim(0);
+	}
 }
