@@ -5,8 +5,9 @@
 # run.sh: the daemon holding many entries, beside Debian's cron holding
 # the same entries in the same run: CPU time to start (clustercron's
 # includes registering every job in its SQLite store), resident memory
-# once loaded, and wake-ups (context switches) and CPU over an idle
-# window.  Not part of "make check".  Needs root (cron runs as root, and
+# once loaded and at its peak, and wake-ups (context switches) and CPU
+# over an idle window; then clustercron's resident memory once it has
+# read every table again (SIGHUP).  Not part of "make check".  Needs root (cron runs as root, and
 # is given its own /etc/cron.d in a private mount namespace with
 # unshare(1), so the machine's tables are neither read nor touched).
 #
@@ -52,6 +53,7 @@ ticks=$(getconf CLK_TCK)
 cpu_ms() { awk -v t="$ticks" '{ print int(($14 + $15) * 1000 / t) }' \
     "/proc/$1/stat"; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+peak_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
 switches() { awk '/ctxt_switches/ { s += $2 } END { print s }' \
     "/proc/$1/status"; }
 # settle PID: wait until its CPU time stops growing for a second.
@@ -82,16 +84,21 @@ CRONPID=$!
 settle $CCPID
 settle $CRONPID
 
-printf '%-12s %10s %12s %10s %14s %12s\n' daemon entries "start CPU" RSS \
-    "wakeups/idle" "CPU/idle"
+printf '%-12s %10s %12s %10s %10s %14s %12s\n' daemon entries "start CPU" \
+    RSS peak "wakeups/idle" "CPU/idle"
 c0=$(cpu_ms $CCPID); s0=$(switches $CCPID)
 k0=$(cpu_ms $CRONPID); t0=$(switches $CRONPID)
 sleep "$W"
 c1=$(cpu_ms $CCPID); s1=$(switches $CCPID)
 k1=$(cpu_ms $CRONPID); t1=$(switches $CRONPID)
-printf '%-12s %10s %10sms %8sKB %14s %10sms\n' clustercron "$N" "$c0" \
-    "$(rss_kb $CCPID)" $((s1 - s0)) $((c1 - c0))
-printf '%-12s %10s %10sms %8sKB %14s %10sms\n' cron "$N" "$k0" \
-    "$(rss_kb $CRONPID)" $((t1 - t0)) $((k1 - k0))
+printf '%-12s %10s %10sms %8sKB %8sKB %14s %10sms\n' clustercron "$N" \
+    "$c0" "$(rss_kb $CCPID)" "$(peak_kb $CCPID)" $((s1 - s0)) $((c1 - c0))
+printf '%-12s %10s %10sms %8sKB %8sKB %14s %10sms\n' cron "$N" "$k0" \
+    "$(rss_kb $CRONPID)" "$(peak_kb $CRONPID)" $((t1 - t0)) $((k1 - k0))
 echo "(idle window ${W}s; wake-ups counted as context switches)"
+kill -HUP $CCPID
+sleep 0.5
+settle $CCPID
+echo "clustercron after SIGHUP (every table read again):" \
+    "$(rss_kb $CCPID)KB, $(($(cpu_ms $CCPID) - c1))ms CPU"
 grep -c 'ERROR' "$T/cc.log" | sed 's/^/clustercron errors logged: /'
