@@ -133,7 +133,7 @@ struct table {
 	struct jkind	*tb_kinds;
 	size_t		 tb_nkinds;
 	char		*tb_text;	/* the jobs' commands and input */
-	uint8_t		(*tb_ids)[JOB_IDLEN]; /* the jobs', for a while */
+	uint8_t		(*tb_ids)[JOB_IDLEN]; /* for a while */
 	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -191,7 +191,7 @@ struct jkind {
 #define JOB_INPUT	0x04	/* j_text holds an input */
 
 struct job {
-	struct timer	 j_timer;	/* first: the wall heap's pointer */
+	struct timer	 j_timer;	/* first: the wall heap's */
 	const struct jkind *j_kind;
 	uint32_t	 j_text;	/* command, then input */
 	uint16_t	 j_running;	/* runs of it in flight here */

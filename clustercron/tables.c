@@ -23,8 +23,9 @@
  *
  * Reloading a table keeps what did not change.  Its jobs are sorted by
  * identity and merged with the new entries: a job whose identity
- * survives keeps its struct, its timer and its count of running
- * fires, and is rescheduled only if its schedule or zone changed; new
+ * survives keeps its timer and its count of running fires (it moves to
+ * the table's new array, and what points at it follows), and is
+ * rescheduled only if its schedule or zone changed; new
  * jobs are scheduled and registered in the store; jobs that went away
  * leave their running fires to finish.  So the work of a reload is
  * proportional to the tables that changed, not to all the jobs.
@@ -114,7 +115,8 @@ static uint32_t	 job_text(struct text *, const struct cron_entry *,
 static int	 same_sched(const struct job *, const struct job *);
 static uint32_t	 sched_hash(const struct cron_sched *, const char *,
 		    const char *);
-static int	 sched_eq(const struct cron_sched *, const struct cron_sched *);
+static int	 sched_eq(const struct cron_sched *,
+		    const struct cron_sched *);
 static const struct jsched *sched_get(const struct cron_sched *,
 		    const char *, const struct cron_tz *, const char *);
 static void	 sched_put(const struct jsched *);
@@ -961,9 +963,9 @@ kind_get(struct kinds *ks, const struct jsched *js, const struct jctx *c)
 		ks->k_hash = xcalloc(ks->k_hsize, sizeof(*ks->k_hash));
 		for (i = 0; i < ks->k_n; i++) {
 			k = &ks->k_v[i];
-			for (h = kind_slot(ks, k->k_sched, k->k_ctx);
-			    ks->k_hash[h] != 0; h = (h + 1) & (ks->k_hsize - 1))
-				;
+			h = kind_slot(ks, k->k_sched, k->k_ctx);
+			while (ks->k_hash[h] != 0)
+				h = (h + 1) & (ks->k_hsize - 1);
 			ks->k_hash[h] = (uint32_t)(i + 1);
 		}
 	}
@@ -1106,7 +1108,8 @@ hexval(char c)
 static void
 table_jobs(struct table *tb, struct crontab *ct)
 {
-	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o, **map = NULL;
+	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o;
+	struct job		**map = NULL;
 	struct newjob		*sorted = NULL;
 	uint8_t			(*nids)[JOB_IDLEN] = NULL;
 	uint8_t			(*oids)[JOB_IDLEN] = NULL;
@@ -1219,7 +1222,8 @@ table_jobs(struct table *tb, struct crontab *ct)
 		    job_opts(o)->o_overlap != job_opts(j)->o_overlap ||
 		    job_opts(o)->o_misfire != job_opts(j)->o_misfire ||
 		    job_opts(o)->o_grace != job_opts(j)->o_grace ||
-		    strcmp(job_sched(o)->js_when, job_sched(j)->js_when) != 0 ||
+		    strcmp(job_sched(o)->js_when,
+		    job_sched(j)->js_when) != 0 ||
 		    strcmp(job_cmd(o), job_cmd(j)) != 0) {
 			o->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
@@ -1388,7 +1392,8 @@ tables_register(int all)
 	struct job		*j;
 	struct store_job	*sj = NULL, *r;
 	struct store_error	 se;
-	char			(*ids)[CRON_IDLEN + 1] = NULL, **cmds = NULL;
+	char			(*ids)[CRON_IDLEN + 1] = NULL;
+	char			**cmds = NULL;
 	size_t			 i, n = 0, k = 0, ncmds = 0;
 
 	if (D.d_st == NULL)
