@@ -5,10 +5,10 @@
 # run-all.sh: the whole test suite, as CI runs it.  Builds out of tree
 # with warnings as errors, runs make check (unit, integration against a
 # private MariaDB the tests start themselves, cluster tests), make
-# distcheck, the unit tests under valgrind, the whole suite again under
-# AddressSanitizer and UBSan, and a short bounded fuzz run.  Ends with one line
-# "tests: N passed, N failed, N skipped" and exits non-zero on any
-# failure.
+# distcheck, the Debian package, the unit tests under valgrind, the
+# whole suite again under AddressSanitizer and UBSan, and a short
+# bounded fuzz run.  Ends with one line "tests: N passed, N failed,
+# N skipped" and exits non-zero on any failure.
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
 cd "$top" || exit 99
@@ -59,6 +59,11 @@ if build build main --enable-werror; then
 	(cd build && make -j"$jobs" distcheck \
 	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1) ||
 	    { tail -n 80 build/distcheck.out; stage_fail "make distcheck"; }
+	# The Debian package, built from a copy of the tree and unpacked.
+	log "debian package"
+	sh "$top/tests/package.sh"
+	rc=$?
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || stage_fail "package"
 	# The unit tests once more under valgrind (memcheck, leaks).
 	log "valgrind: unit tests"
 	units=$(cd build && for f in tests/unit/*; do
