@@ -233,7 +233,8 @@ int	 outbuf_truncated(const struct outbuf *);
 
 /*
  * spawn.c: starting a job as cron does.  The request is borrowed for the
- * duration of spawn_start() only (the input is copied):
+ * duration of spawn_start() or spawn_launch() only (the input is
+ * copied):
  *
  *	sr_cmd		run as "$SHELL -c sr_cmd", SHELL taken from sr_env
  *			(else /bin/sh); or NULL and
@@ -263,22 +264,43 @@ int	 outbuf_truncated(const struct outbuf *);
  * se_errno why and se_msg says both ("exec /bin/nosuch: No such file
  * or directory"); a child that failed is already reaped.
  *
+ * spawn_launch() is spawn_start() without the wait: it returns 0 once
+ * the child is forked, with a new job in *jobp, so that a caller can
+ * have many children on their way to execve() at once.  It fails (-1,
+ * *jobp NULL, err filled) only for what the parent does itself: pipes,
+ * fork(), memory.  Whether the child started is settled later, through
+ * the status pipe, which spawn_pollfds() adds while it is open:
+ * spawn_started() reads it without blocking and returns 1 once the
+ * child has exec'd, 0 while it cannot tell yet, and -1 when the job
+ * did not start, with err filled as spawn_start() fills it (also on
+ * every later call).  A job that did not start has been sent SIGKILL
+ * (unless already reaped) but not waited for: reap it as any other.
+ * Once its process is reaped, spawn_started() no longer returns 0.
+ * When sr_startms passes before the child reaches execve(),
+ * spawn_started() kills it and says SPAWN_TIMEOUT; sj_startby is that
+ * instant (clock_mono()), for a caller that sleeps until then.
+ *
  * The job's descriptors are non-blocking: poll what spawn_pollfds()
- * fills (at most 2) and call spawn_io(), which writes what input it can
- * and reads what output there is into sj_output.  It returns 1 when
- * the output reached end of file and the input is done (written, or
- * refused because the job stopped reading), 0 when there is more to
- * come, -1 on error.  Then collect the exit with spawn_reap() (block or
- * not; 1 reaped, 0 still running, -1 error), or, for a caller that
- * reaps with waitpid(-1), hand the status over with spawn_exited().
- * spawn_kill() signals the job's whole process group (a timeout): do it
- * before the leader is reaped, since after that the group id may be
- * reused.  spawn_run() does all of it for callers that can block: I/O
- * and reaping bounded by ms milliseconds, after which the group is
- * killed with SIGKILL; it returns 0 (finished), 1 (timed out, killed)
- * or -1.  spawn_free() closes and frees (it neither kills nor waits);
- * spawn_free(NULL) is a no-op.
+ * fills (at most SPAWN_NPOLLFD) and call spawn_io(), which writes what
+ * input it can and reads what output there is into sj_output; call
+ * spawn_started() too while the start is not settled.  spawn_io()
+ * returns 1 when the output reached end of file and the input is done
+ * (written, or refused because the job stopped reading), 0 when there
+ * is more to come, -1 on error.  Then collect the exit with
+ * spawn_reap() (block or not; 1 reaped, 0 still running, -1 error),
+ * or, for a caller that reaps with waitpid(-1), hand the status over
+ * with spawn_exited().  spawn_kill() signals the job's whole process
+ * group (a timeout), and the child itself while its start is not
+ * settled (it may not have its own group yet): do it before the leader
+ * is reaped, since after that the group id may be reused.  spawn_run()
+ * does all of it for callers that can block: the start, I/O and
+ * reaping bounded by ms milliseconds, after which the group is killed
+ * with SIGKILL; it returns 0 (finished), 1 (timed out, killed) or -1
+ * (also when the job did not start).  spawn_free() closes and frees (it
+ * neither kills nor waits); spawn_free(NULL) is a no-op.
  */
+#define SPAWN_NPOLLFD	3
+
 enum spawn_step {
 	SPAWN_OK,
 	SPAWN_NOMEM,
@@ -323,9 +345,16 @@ struct spawn_job {
 	size_t		 sj_inoff;
 	char		*sj_path;	/* what was exec'd */
 	char		*sj_dir;	/* working directory */
+	char		*sj_user;	/* sr_pw's name, or NULL */
 	struct outbuf	 sj_output;
 	int		 sj_reaped;
 	int		 sj_wstatus;
+	int		 sj_st;		/* status pipe, -1 once settled */
+	int		 sj_started;	/* 1 exec'd, -1 did not, 0 unknown */
+	int64_t		 sj_startby;	/* clock_mono() bound on the start */
+	int		 sj_step;	/* why it did not start: the */
+	int		 sj_privstep;	/* spawn_err of spawn_started() */
+	int		 sj_errno;
 };
 
 /* How a job ended: exited with ss_code, or killed by ss_signal. */
@@ -340,6 +369,9 @@ struct pollfd;
 
 int	 spawn_start(const struct spawn_req *, struct spawn_job **,
 	    struct spawn_err *);
+int	 spawn_launch(const struct spawn_req *, struct spawn_job **,
+	    struct spawn_err *);
+int	 spawn_started(struct spawn_job *, struct spawn_err *);
 int	 spawn_pollfds(const struct spawn_job *, struct pollfd *);
 int	 spawn_io(struct spawn_job *);
 int	 spawn_reap(struct spawn_job *, int, struct spawn_status *);

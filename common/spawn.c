@@ -31,10 +31,32 @@
  *
  * The parent never blocks on the job's pipes: both are non-blocking and
  * spawn_io() moves what it can, so a job that fills its output pipe
- * before reading its input cannot deadlock with us.  It does block, for
- * at most sr_startms, between fork() and the child's execve(): the
- * close-on-exec pipe tells us the exec happened (end of file) or what
- * failed.
+ * before reading its input cannot deadlock with us.
+ *
+ * Nor need it block between fork() and the child's execve().  That
+ * stretch costs the child several times what fork() costs the parent
+ * (resetting signals, the group database for initgroups(), execve()
+ * itself), and a parent that waited for each child in turn started a
+ * thousand jobs due at once one after another, leaving a processor
+ * idle.  spawn_launch() returns once forked; the
+ * close-on-exec status pipe stays open in the job, non-blocking, and
+ * spawn_started() reads it when it polls readable: end of file means
+ * the exec happened, a report says what failed.  Once the child is
+ * dead the pipe holds its final word, so a caller that reaped it first
+ * still learns the truth.  spawn_start() is the same followed by a
+ * wait, bounded by sr_startms, for callers that want the answer at
+ * once (mail.c).
+ *
+ * The group database.  initgroups() in the child asks every source
+ * nsswitch.conf names for the group database, and a source glibc has
+ * not used yet in this process is a shared object to dlopen() and
+ * relocate: on Debian's default "group: files systemd", loading
+ * libnss_systemd cost each child about 0.5 ms of CPU here, a third of
+ * all it takes to start /bin/true, paid again by every child, as the
+ * daemon itself only ever looks up passwd entries (which "files"
+ * answers).  So the parent asks the group database once, before its
+ * first fork that changes user, and its children inherit the sources
+ * loaded.
  */
 
 #include <sys/types.h>
@@ -44,6 +66,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -74,8 +97,10 @@ static int	sig_default_raw(int);
 static int	write_nosigpipe(int, const void *, size_t);
 static void	err_set(struct spawn_err *, int, int, int, const char *);
 static void	input_done(struct spawn_job *);
-static int	wait_start(struct spawn_job *, const struct spawn_req *, int,
-		    int, struct spawn_err *);
+static void	start_failed(struct spawn_job *, int, int, int);
+static void	start_err(const struct spawn_job *, struct spawn_err *);
+static int	wait_start(struct spawn_job *, int64_t, struct spawn_err *);
+static void	groups_load(const struct passwd *);
 
 const char *
 spawn_stepname(int step)
@@ -256,63 +281,147 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 }
 
 /*
- * Wait, at most ms milliseconds, for the child's report: end of file
- * means it reached execve().  Returns 0 when it did, -1 (child reaped,
- * err filled) when it did not.
+ * The start failed at step (privstep, errnum): note it, close the
+ * status pipe and make sure the child is on its way out.  A child
+ * already reaped is left alone, as its pid may belong to another
+ * process by now.
  */
-static int
-wait_start(struct spawn_job *job, const struct spawn_req *req, int st,
-    int ms, struct spawn_err *err)
+static void
+start_failed(struct spawn_job *job, int step, int privstep, int errnum)
+{
+	job->sj_started = -1;
+	job->sj_step = step;
+	job->sj_privstep = privstep;
+	job->sj_errno = errnum;
+	if (job->sj_st != -1) {
+		close(job->sj_st);
+		job->sj_st = -1;
+	}
+	if (!job->sj_reaped)
+		(void)kill(job->sj_pid, SIGKILL);
+}
+
+/* Why the job did not start, as a spawn_err. */
+static void
+start_err(const struct spawn_job *job, struct spawn_err *err)
+{
+	if (err == NULL)
+		return;
+	memset(err, 0, sizeof(*err));
+	err_set(err, job->sj_step, job->sj_privstep, job->sj_errno,
+	    job->sj_step == SPAWN_EXEC ? job->sj_path :
+	    job->sj_step == SPAWN_CHDIR ? job->sj_dir :
+	    job->sj_step == SPAWN_PRIVDROP ? job->sj_user :
+	    job->sj_step == SPAWN_PIPE ? "status" : NULL);
+}
+
+int
+spawn_started(struct spawn_job *job, struct spawn_err *err)
 {
 	struct spawn_report	 r;
-	struct pollfd		 pfd;
-	int64_t			 deadline, left;
 	ssize_t			 n;
-	int			 status;
 
-	deadline = clock_mono() + ms;
-	for (;;) {
-		pfd.fd = st;
-		pfd.events = POLLIN;
-		left = deadline - clock_mono();
-		if (left < 0)
-			left = 0;
-		n = poll(&pfd, 1, (int)left);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			err_set(err, SPAWN_PIPE, 0, errno, "poll");
-			break;
-		}
-		if (n == 0) {
-			err_set(err, SPAWN_TIMEOUT, 0, ETIMEDOUT, NULL);
-			break;
-		}
-		n = read(st, &r, sizeof(r));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == 0)
-			return (0);
-		if (n == (ssize_t)sizeof(r))
-			err_set(err, r.r_step, r.r_privstep, r.r_errno,
-			    r.r_step == SPAWN_EXEC ? job->sj_path :
-			    r.r_step == SPAWN_CHDIR ? job->sj_dir :
-			    r.r_step == SPAWN_PRIVDROP && req->sr_pw != NULL ?
-			    req->sr_pw->pw_name : NULL);
-		else
-			err_set(err, SPAWN_PIPE, 0, n == -1 ? errno : EIO,
-			    "status");
-		break;
+	if (job->sj_started == -1)
+		start_err(job, err);
+	if (job->sj_started != 0)
+		return (job->sj_started);
+	do
+		n = read(job->sj_st, &r, sizeof(r));
+	while (n == -1 && errno == EINTR);
+	if (n == 0) {
+		/* End of file: the pipe closed on execve(). */
+		close(job->sj_st);
+		job->sj_st = -1;
+		job->sj_started = 1;
+		return (1);
 	}
-	/* It did not start: make sure it is gone, and reap it. */
-	(void)kill(job->sj_pid, SIGKILL);
-	while (waitpid(job->sj_pid, &status, 0) == -1 && errno == EINTR)
-		;
+	if (n == (ssize_t)sizeof(r))
+		start_failed(job, r.r_step, r.r_privstep, r.r_errno);
+	else if (n == -1 && errno == EAGAIN) {
+		/*
+		 * Nothing yet.  A dead child has said all it will: its
+		 * end of the pipe is closed, so EAGAIN cannot happen
+		 * then; a live one is given until sj_startby.
+		 */
+		if (clock_mono() < job->sj_startby)
+			return (0);
+		start_failed(job, SPAWN_TIMEOUT, 0, ETIMEDOUT);
+	} else
+		start_failed(job, SPAWN_PIPE, 0, n == -1 ? errno : EIO);
+	start_err(job, err);
 	return (-1);
+}
+
+/*
+ * Wait until the start is settled, at most until the monotonic instant
+ * deadline (and sj_startby).  Returns what spawn_started() does, never
+ * 0 unless the deadline passed first.
+ */
+static int
+wait_start(struct spawn_job *job, int64_t deadline, struct spawn_err *err)
+{
+	struct pollfd	 pfd;
+	int64_t		 left;
+	int		 r;
+
+	while ((r = spawn_started(job, err)) == 0) {
+		if (job->sj_startby < deadline)
+			deadline = job->sj_startby;
+		if ((left = deadline - clock_mono()) < 0)
+			left = 0;
+		pfd.fd = job->sj_st;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, (int)left) == 0 &&
+		    deadline < job->sj_startby)
+			break;
+	}
+	return (r);
 }
 
 int
 spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
+    struct spawn_err *err)
+{
+	struct spawn_job	*job;
+	int			 saved;
+
+	if (spawn_launch(req, jobp, err) == -1)
+		return (-1);
+	job = *jobp;
+	if (wait_start(job, job->sj_startby, err) == 1)
+		return (0);
+	/* It did not start: it has been killed; reap it. */
+	saved = job->sj_errno;
+	while (!job->sj_reaped &&
+	    waitpid(job->sj_pid, &job->sj_wstatus, 0) == -1 &&
+	    errno == EINTR)
+		;
+	spawn_free(job);
+	*jobp = NULL;
+	errno = saved;
+	return (-1);
+}
+
+/*
+ * Load the group database's sources in this process, once (see the
+ * comment at the top of the file).  What getgrouplist() finds does not
+ * matter: the child's initgroups() asks again.
+ */
+static void
+groups_load(const struct passwd *pw)
+{
+	static int	 loaded;
+	gid_t		 groups[32];
+	int		 n = 32;
+
+	if (loaded || pw->pw_name == NULL)
+		return;
+	loaded = 1;
+	(void)getgrouplist(pw->pw_name, pw->pw_gid, groups, &n);
+}
+
+int
+spawn_launch(const struct spawn_req *req, struct spawn_job **jobp,
     struct spawn_err *err)
 {
 	struct spawn_job	*job;
@@ -332,7 +441,7 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 		return (-1);
 	}
 	job->sj_pid = -1;
-	job->sj_in = job->sj_out = -1;
+	job->sj_in = job->sj_out = job->sj_st = -1;
 	outbuf_init(&job->sj_output, req->sr_outmax);
 
 	if (req->sr_cmd != NULL) {
@@ -359,6 +468,9 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	if ((job->sj_path = strdup(argv[0])) == NULL ||
 	    (job->sj_dir = strdup(dir)) == NULL)
 		goto nomem;
+	if (req->sr_pw != NULL && req->sr_pw->pw_name != NULL &&
+	    (job->sj_user = strdup(req->sr_pw->pw_name)) == NULL)
+		goto nomem;
 	if (req->sr_inputlen > 0) {
 		if ((job->sj_input = malloc(req->sr_inputlen)) == NULL)
 			goto nomem;
@@ -366,11 +478,24 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 		job->sj_inlen = req->sr_inputlen;
 	}
 
+	/*
+	 * Our ends are non-blocking from the start; the child's stay
+	 * blocking (O_NONBLOCK belongs to each end's open file).
+	 */
 	if (pipe2(inp, O_CLOEXEC) == -1 || pipe2(outp, O_CLOEXEC) == -1 ||
 	    pipe2(stp, O_CLOEXEC) == -1) {
 		err_set(err, SPAWN_PIPE, 0, errno, NULL);
 		goto fail;
 	}
+	if (fcntl(inp[1], F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(outp[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(stp[0], F_SETFL, O_NONBLOCK) == -1) {
+		err_set(err, SPAWN_PIPE, 0, errno, "non-blocking");
+		goto fail;
+	}
+
+	if (req->sr_pw != NULL)
+		groups_load(req->sr_pw);
 
 	/*
 	 * Block every signal across fork() so that the child never runs
@@ -393,32 +518,11 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	close(inp[0]);
 	close(outp[1]);
 	close(stp[1]);
-	inp[0] = outp[1] = stp[1] = -1;
 	job->sj_in = inp[1];
 	job->sj_out = outp[0];
-	inp[1] = outp[0] = -1;
-
+	job->sj_st = stp[0];
 	ms = req->sr_startms > 0 ? req->sr_startms : SPAWN_STARTMS;
-	if (wait_start(job, req, stp[0], ms, err) == -1) {
-		job->sj_pid = -1;
-		errno = err != NULL ? err->se_errno : EIO;
-		goto fail;
-	}
-	close(stp[0]);
-	stp[0] = -1;
-
-	if (fcntl(job->sj_out, F_SETFL, O_NONBLOCK) == -1 ||
-	    fcntl(job->sj_in, F_SETFL, O_NONBLOCK) == -1) {
-		/* Cannot happen on a pipe; stop the job rather than block. */
-		saved = errno;
-		(void)kill(-job->sj_pid, SIGKILL);
-		while (waitpid(job->sj_pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		job->sj_pid = -1;
-		err_set(err, SPAWN_PIPE, 0, saved, "non-blocking");
-		errno = saved;
-		goto fail;
-	}
+	job->sj_startby = clock_mono() + ms;
 	if (job->sj_inlen == 0)
 		input_done(job);
 	*jobp = job;
@@ -454,12 +558,15 @@ spawn_free(struct spawn_job *job)
 		close(job->sj_in);
 	if (job->sj_out != -1)
 		close(job->sj_out);
+	if (job->sj_st != -1)
+		close(job->sj_st);
 	if (job->sj_input != NULL) {
 		explicit_bzero(job->sj_input, job->sj_inlen);
 		free(job->sj_input);
 	}
 	free(job->sj_path);
 	free(job->sj_dir);
+	free(job->sj_user);
 	outbuf_free(&job->sj_output);
 	free(job);
 }
@@ -478,6 +585,12 @@ spawn_pollfds(const struct spawn_job *job, struct pollfd *pfd)
 	if (job->sj_in != -1) {
 		pfd[n].fd = job->sj_in;
 		pfd[n].events = POLLOUT;
+		pfd[n].revents = 0;
+		n++;
+	}
+	if (job->sj_st != -1) {
+		pfd[n].fd = job->sj_st;
+		pfd[n].events = POLLIN;
 		pfd[n].revents = 0;
 		n++;
 	}
@@ -637,7 +750,12 @@ spawn_kill(const struct spawn_job *job, int sig)
 		errno = ESRCH;
 		return (-1);
 	}
-	return (kill(-job->sj_pid, sig));
+	if (kill(-job->sj_pid, sig) == 0)
+		return (0);
+	/* Before its setsid() the child has no group of its own. */
+	if (errno == ESRCH && job->sj_started == 0 && !job->sj_reaped)
+		return (kill(job->sj_pid, sig));
+	return (-1);
 }
 
 /* A descriptor that polls readable when pid exits, or -1. */
@@ -655,12 +773,23 @@ pidfd(pid_t pid)
 int
 spawn_run(struct spawn_job *job, int64_t ms, struct spawn_status *ss)
 {
-	struct pollfd	 pfd[2];
+	struct pollfd	 pfd[SPAWN_NPOLLFD];
 	int64_t		 deadline, left;
 	int		 n, r, fd = -1, timedout = 0;
 
 	deadline = clock_mono() + ms;
-	while ((r = spawn_io(job)) == 0) {
+	if (job->sj_started == 0) {
+		r = wait_start(job, deadline, NULL);
+		if (r == -1) {
+			/* Did not start: killed; reap it. */
+			(void)spawn_reap(job, 1, ss);
+			errno = job->sj_errno;
+			return (-1);
+		}
+		if (r == 0)
+			timedout = 1;
+	}
+	while (!timedout && (r = spawn_io(job)) == 0) {
 		n = spawn_pollfds(job, pfd);
 		if ((left = deadline - clock_mono()) <= 0) {
 			timedout = 1;

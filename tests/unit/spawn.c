@@ -7,9 +7,12 @@
  * 127", standard input larger than a pipe alongside output larger than
  * a pipe, the exact environment, descriptors, session and signal state
  * of the child, killing a process group down to a grandchild, timeouts,
- * output caps.  Run as root, it creates a throwaway user and group
- * (removed at exit) and checks the child's ids and that root cannot
- * come back; otherwise it says why it skips that part.
+ * output caps; starts that do not wait for the exec (spawn_launch()):
+ * a failure reported later through the status pipe, before or after
+ * the child is reaped, and many children in flight at once.  Run as
+ * root, it creates a throwaway user and group (removed at exit) and
+ * checks the child's ids and that root cannot come back; otherwise it
+ * says why it skips that part.
  */
 
 #include <sys/types.h>
@@ -415,6 +418,165 @@ test_kill(void)
 	spawn_free(job);
 }
 
+/*
+ * Poll a launched job until its start is settled, at most BOUND ms.
+ * Returns what spawn_started() returned last.
+ */
+static int
+settle(struct spawn_job *job, struct spawn_err *err)
+{
+	struct pollfd	 pfd[SPAWN_NPOLLFD];
+	int64_t		 deadline;
+	int		 n, r;
+
+	deadline = clock_mono() + BOUND;
+	while ((r = spawn_started(job, err)) == 0 &&
+	    clock_mono() < deadline) {
+		n = spawn_pollfds(job, pfd);
+		poll(pfd, (nfds_t)n, (int)(deadline - clock_mono()));
+	}
+	return (r);
+}
+
+#define NFLIGHT	64
+
+static void
+test_launch(void)
+{
+	char			*argv[] = { (char *)"/nonexistent/prog",
+				    NULL };
+	char			*home[] = { (char *)"HOME=/nonexistent/home",
+				    NULL };
+	char			*cat[] = { (char *)"/bin/cat", NULL };
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job = NULL, *jobs[NFLIGHT];
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	struct pollfd		 pfd[NFLIGHT];
+	int64_t			 deadline;
+	size_t			 len;
+	char			 in[NFLIGHT][32];
+	int			 i, n, r, left, alive, same, status;
+
+	/* An exec that fails is reported later, through the pipe. */
+	req.sr_argv = argv;
+	ok(spawn_launch(&req, &job, &err) == 0 && job != NULL,
+	    "missing program: launched");
+	if (job == NULL)
+		return;
+	n = spawn_pollfds(job, pfd);
+	ok(n >= 1 && n <= SPAWN_NPOLLFD, "status pipe among the descriptors");
+	is_int(settle(job, &err), -1, "then reported as not started");
+	is_int(err.se_step, SPAWN_EXEC, "failed step is exec");
+	is_int(err.se_errno, ENOENT, "errno ENOENT");
+	is_str(err.se_msg, "exec /nonexistent/prog: No such file or directory",
+	    "message as from spawn_start()");
+	memset(&err, 0, sizeof(err));
+	ok(spawn_started(job, &err) == -1 && err.se_step == SPAWN_EXEC,
+	    "asked again: the same answer");
+	is_int(spawn_reap(job, 1, &ss), 1, "the child is left to reap");
+	ok(!ss.ss_exited || ss.ss_code == 127, "and it is gone");
+	spawn_free(job);
+
+	/* Reaped before anyone read the pipe: the pipe still tells. */
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "true";
+	req.sr_env = home;
+	ok(spawn_launch(&req, &job, &err) == 0, "bad HOME: launched");
+	ok(waitpid(job->sj_pid, &status, 0) == job->sj_pid,
+	    "reaped by the caller");
+	spawn_exited(job, status);
+	ok(spawn_started(job, &err) == -1 && err.se_step == SPAWN_CHDIR,
+	    "then reported as not started (chdir)");
+	spawn_free(job);
+
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "exit 127";
+	ok(spawn_launch(&req, &job, &err) == 0, "exit 127: launched");
+	ok(waitpid(job->sj_pid, &status, 0) == job->sj_pid,
+	    "reaped by the caller");
+	spawn_exited(job, status);
+	is_int(spawn_started(job, &err), 1, "it started");
+	ok(spawn_reap(job, 0, &ss) == 1 && ss.ss_exited && ss.ss_code == 127,
+	    "and exited 127");
+	spawn_free(job);
+
+	/* spawn_run() waits for the start itself. */
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "echo hi";
+	ok(spawn_launch(&req, &job, &err) == 0 &&
+	    spawn_run(job, BOUND, &ss) == 0 && ss.ss_exited &&
+	    ss.ss_code == 0, "spawn_run() of a launched job");
+	is_str(job != NULL ? out(job) : "", "hi\n", "its output");
+	spawn_free(job);
+	memset(&req, 0, sizeof(req));
+	req.sr_argv = argv;
+	ok(spawn_launch(&req, &job, &err) == 0 &&
+	    spawn_run(job, BOUND, &ss) == -1 && job->sj_reaped,
+	    "spawn_run() of a launch that fails: -1, reaped");
+	spawn_free(job);
+
+	/* Killed before its start is settled: the child itself dies. */
+	memset(&req, 0, sizeof(req));
+	req.sr_cmd = "exec sleep 60";
+	ok(spawn_launch(&req, &job, &err) == 0, "sleep: launched");
+	is_int(spawn_kill(job, SIGKILL), 0, "killed at once");
+	ok(spawn_reap(job, 1, &ss) == 1 && !ss.ss_exited &&
+	    ss.ss_signal == SIGKILL, "by SIGKILL");
+	spawn_free(job);
+
+	/*
+	 * Many in flight: each job is cat, which blocks on its input
+	 * until spawn_io() writes it, so all of them have exec'd and are
+	 * alive at once before any input goes out.
+	 */
+	memset(&req, 0, sizeof(req));
+	req.sr_argv = cat;
+	for (i = 0; i < NFLIGHT; i++) {
+		snprintf(in[i], sizeof(in[i]), "job %d\n", i);
+		req.sr_input = in[i];
+		req.sr_inputlen = strlen(in[i]);
+		jobs[i] = NULL;
+		if (spawn_launch(&req, &jobs[i], &err) == -1)
+			break;
+	}
+	is_int(i, NFLIGHT, "%d launched without waiting", NFLIGHT);
+	n = i;
+	deadline = clock_mono() + BOUND;
+	left = n;
+	while (left > 0 && clock_mono() < deadline) {
+		for (i = 0, left = 0; i < n; i++) {
+			if ((r = spawn_started(jobs[i], &err)) == -1)
+				diag("job %d: %s", i, err.se_msg);
+			if (r != 0)
+				continue;
+			pfd[left].fd = jobs[i]->sj_st;
+			pfd[left].events = POLLIN;
+			left++;
+		}
+		if (left > 0)
+			poll(pfd, (nfds_t)left,
+			    (int)(deadline - clock_mono()));
+	}
+	for (i = 0, same = 0, alive = 0; i < n; i++) {
+		if (jobs[i]->sj_started == 1)
+			same++;
+		if (waitpid(jobs[i]->sj_pid, &status, WNOHANG) == 0)
+			alive++;
+	}
+	is_int(same, n, "all started");
+	is_int(alive, n, "all alive together");
+	for (i = 0, same = 0; i < n; i++) {
+		len = strlen(in[i]);
+		if (spawn_run(jobs[i], BOUND, &ss) == 0 && ss.ss_exited &&
+		    ss.ss_code == 0 && jobs[i]->sj_output.ob_len == len &&
+		    memcmp(out(jobs[i]), in[i], len) == 0)
+			same++;
+		spawn_free(jobs[i]);
+	}
+	is_int(same, n, "each got its input back and exited 0");
+}
+
 static int
 gidcmp(const void *a, const void *b)
 {
@@ -577,6 +739,7 @@ main(void)
 	test_io();
 	test_child_state();
 	test_kill();
+	test_launch();
 	test_user();
 	return (tap_done());
 }
