@@ -457,9 +457,10 @@ loop(void)
 	struct mtimer	*mt;
 	struct timespec	 ts, *tsp;
 	sigset_t	 empty;
-	size_t		 n, cap = 0, i;
+	size_t		 n, cap = 0, i, k;
 	int64_t		 last_wall, last_mono, wait, w;
 	int		 tfd, r;
+	short		 ev;
 	uint64_t	 exp;
 
 	sigemptyset(&empty);
@@ -526,7 +527,7 @@ loop(void)
 			tsp = &ts;
 		}
 
-		n = run_count() + POLL_FIXED;
+		n = run_count() * SPAWN_NPOLLFD + POLL_FIXED;
 		if (n > cap) {
 			cap = n * 2;
 			pfd = xreallocarray(pfd, cap, sizeof(*pfd));
@@ -560,9 +561,17 @@ loop(void)
 		}
 		if (pfd[2].revents != 0)
 			ctab_serve();
-		for (i = POLL_FIXED; i < n; i++)
-			if (pfd[i].revents != 0)
-				run_io(pfire[i], pfd[i].revents);
+		/*
+		 * A fire's descriptors are next to each other; run_io()
+		 * once per fire, as it may free the fire.
+		 */
+		for (i = POLL_FIXED; i < n; i = k) {
+			ev = 0;
+			for (k = i; k < n && pfire[k] == pfire[i]; k++)
+				ev |= pfd[k].revents;
+			if (ev != 0)
+				run_io(pfire[i], ev);
+		}
 	}
 	free(pfd);
 	free(pfire);

@@ -16,6 +16,25 @@
  * CLUSTERCRON_JOB_ID, CLUSTERCRON_NODE and CLUSTERCRON_ATTEMPT.
  * Nothing of the daemon's own environment or configuration reaches it.
  *
+ * Starting does not wait for the exec.  An attempt is forked and left
+ * to reach execve() on its own while the daemon forks the next one, so
+ * that a thousand jobs due at once are on their way together and every
+ * processor works at them; the child's status pipe is one more
+ * descriptor in the poll set.  Only when it says the exec happened is
+ * the attempt logged (CMD) and recorded in the store; when it says
+ * what failed instead, the attempt is logged as CMD FAILED, is never
+ * recorded as a run, and ends its fire, exactly as when the start
+ * failed in the daemon itself: "did not start" is never "exited 127".
+ * A child that takes more than the start bound is killed and counts as
+ * not started; one timer (start_t) watches the oldest of them.
+ *
+ * At most START_WINDOW attempts are on their way to execve() at once:
+ * the next fork waits (start_wait()) for one of them to settle.  More
+ * would not start a burst any sooner, as the processors are busy
+ * anyway, but each holds two or three descriptors, which every later
+ * child inherits and must close, and which with a thousand jobs due at
+ * once would run into the daemon's limit on open files.
+ *
  * An attempt that outlives CLUSTERCRON_TIMEOUT gets SIGTERM on its
  * whole process group, and SIGKILL KILL_GRACE later.  A failed attempt
  * (exit status other than 0, or a signal) of a job with
@@ -45,16 +64,27 @@
 #define KILL_GRACE	5000	/* ms from SIGTERM to SIGKILL */
 #define LOGCMD_MAX	256	/* bytes of a command in the log */
 #define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
+#define START_WINDOW	32	/* attempts between fork and exec */
 
 static char	*cmd_escape(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
 static int	 attempt_start(struct fire *);
+static int	 attempt_settle(struct fire *);
+static void	 start_wait(void);
 static void	 attempt_end(struct fire *);
+static void	 start_timer(struct mtimer *);
 static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
 static void	 history_trim(void);
+
+/* The start bound of the attempts still on their way to execve(). */
+static struct mtimer	 start_t = { { 0, TIMER_IDLE }, start_timer, NULL };
+/* Attempts started and not yet recorded: run_record() has work. */
+static size_t		 nrecord;
+/* Attempts between fork and exec. */
+static size_t		 nstarting;
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -161,34 +191,134 @@ attempt_start(struct fire *f)
 	sr.sr_pw = pw;
 	sr.sr_title = title;
 	sr.sr_outmax = D.d_conf.c_output_max;
-	if (spawn_start(&sr, &f->f_sj, &se) == -1) {
+	while (nstarting >= START_WINDOW)
+		start_wait();
+	if (spawn_launch(&sr, &f->f_sj, &se) == -1) {
 		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
 		    se.se_msg);
 		return (-1);
 	}
-	log_info("(%s) CMD (%s)", f->f_owner, f->f_cmd);
 	f->f_state = FS_RUNNING;
 	f->f_exited = f->f_eof = f->f_killed = 0;
 	f->f_start = clock_now_ms();
 	f->f_runid = 0;
+	nstarting++;
 	D.d_nrunning++;
 	if (f->f_job != NULL)
 		f->f_job->j_running++;
 	/*
-	 * The start goes to the store at the end of this turn, once every
-	 * job due now has been started (run_record()).
+	 * Once it has exec'd, the start goes to the store at the end of
+	 * a turn, after every job due then has been forked
+	 * (run_record()).
 	 */
 	f->f_torecord = f->f_cluster;
 	if (f->f_timeout > 0)
 		mtimer_set(&f->f_timer,
 		    clock_mono() + (int64_t)f->f_timeout * 1000);
+	if (!mtimer_queued(&start_t))
+		mtimer_set(&start_t, f->f_sj->sj_startby);
 	return (0);
 }
 
 /*
- * Record the starts of the attempts started in this turn.  Starting all
- * of them first keeps the store's commits out of the way between a
- * fire and its exec.
+ * Learn, without blocking, whether a running attempt has exec'd.
+ * Returns 1 when it has (logged now, the first time), 0 when it cannot
+ * tell yet, and -1 when it did not start: then it is logged and its
+ * fire is freed.
+ */
+static int
+attempt_settle(struct fire *f)
+{
+	struct spawn_err	 se;
+	int			 r;
+
+	if (f->f_sj->sj_started == 1)
+		return (1);
+	if ((r = spawn_started(f->f_sj, &se)) == 0)
+		return (0);
+	/* No start left to watch: no wake-up for nothing. */
+	if (--nstarting == 0)
+		mtimer_del(&start_t);
+	if (r == 1) {
+		log_info("(%s) CMD (%s)", f->f_owner, f->f_cmd);
+		if (f->f_torecord)
+			nrecord++;
+		return (1);
+	}
+	log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
+	    se.se_msg);
+	D.d_nrunning--;
+	if (f->f_job != NULL)
+		f->f_job->j_running--;
+	fire_free(f);
+	return (-1);
+}
+
+/*
+ * The start window is full: wait until at least one of the attempts in
+ * it has settled, or its start bound has passed.
+ */
+static void
+start_wait(void)
+{
+	struct pollfd	*pfd;
+	struct fire	*f, **pf;
+	int64_t		 when = 0, left;
+	size_t		 i, n = 0;
+
+	pfd = xreallocarray(NULL, nstarting, sizeof(*pfd));
+	pf = xreallocarray(NULL, nstarting, sizeof(*pf));
+	LIST_FOREACH(f, &D.d_fires, f_entry) {
+		if (f->f_state != FS_RUNNING || f->f_sj == NULL ||
+		    f->f_sj->sj_started != 0 || n == nstarting)
+			continue;
+		pfd[n].fd = f->f_sj->sj_st;
+		pfd[n].events = POLLIN;
+		pf[n++] = f;
+		if (when == 0 || f->f_sj->sj_startby < when)
+			when = f->f_sj->sj_startby;
+	}
+	if ((left = when - clock_mono()) < 0)
+		left = 0;
+	if (n > 0 && poll(pfd, n, (int)left) == -1 && errno != EINTR)
+		fatal("poll");
+	for (i = 0; i < n; i++)
+		if (pfd[i].revents != 0 ||
+		    pf[i]->f_sj->sj_startby <= clock_mono())
+			(void)attempt_settle(pf[i]);
+	free(pfd);
+	free(pf);
+	if (n == 0)
+		nstarting = 0;		/* cannot happen; never spin */
+}
+
+/*
+ * The oldest start bound came: settle every start that is due, which
+ * kills the children past their bound, and wait for the next bound.
+ */
+static void
+start_timer(struct mtimer *t)
+{
+	struct fire	*f, *next;
+	int64_t		 when = 0;
+
+	LIST_FOREACH_SAFE(f, &D.d_fires, f_entry, next) {
+		if (f->f_state != FS_RUNNING || f->f_sj == NULL ||
+		    f->f_sj->sj_started != 0)
+			continue;
+		if (attempt_settle(f) == 0 &&
+		    (when == 0 || f->f_sj->sj_startby < when))
+			when = f->f_sj->sj_startby;
+	}
+	if (when != 0)
+		mtimer_set(&start_t, when);
+}
+
+/*
+ * Record the starts of the attempts that have exec'd since the last
+ * call: the loop calls this at the end of each turn, so that the
+ * store's commits come after the turn's forks, not between a fire and
+ * its exec.
  */
 void
 run_record(void)
@@ -198,8 +328,12 @@ run_record(void)
 	int64_t			 t0 = clock_mono();
 	size_t			 n = 0;
 
+	if (nrecord == 0)
+		return;
+	nrecord = 0;
 	LIST_FOREACH(f, &D.d_fires, f_entry) {
-		if (!f->f_torecord)
+		if (!f->f_torecord || f->f_sj == NULL ||
+		    f->f_sj->sj_started != 1)
 			continue;
 		n++;
 		f->f_torecord = 0;
@@ -228,7 +362,7 @@ run_pollfds(struct pollfd *pfd, size_t *np, size_t cap, struct fire **pf)
 	LIST_FOREACH(f, &D.d_fires, f_entry) {
 		if (f->f_state != FS_RUNNING || f->f_sj == NULL || f->f_eof)
 			continue;
-		if (n + 2 > cap)
+		if (n + SPAWN_NPOLLFD > cap)
 			break;
 		k = spawn_pollfds(f->f_sj, &pfd[n]);
 		for (i = 0; i < k; i++)
@@ -238,13 +372,18 @@ run_pollfds(struct pollfd *pfd, size_t *np, size_t cap, struct fire **pf)
 	*np = n;
 }
 
-/* Output or input is ready for an attempt. */
+/*
+ * Output or input is ready for an attempt, or its status pipe (which
+ * may free the fire: call this once per fire and turn).
+ */
 void
 run_io(struct fire *f, short revents)
 {
 	int	 r;
 
 	if (f->f_state != FS_RUNNING || f->f_eof)
+		return;
+	if (!f->f_mailer && attempt_settle(f) == -1)
 		return;
 	r = spawn_io(f->f_sj);
 	if (r == 0)
@@ -273,6 +412,9 @@ run_reap(void)
 		if (f == NULL)
 			continue;
 		spawn_exited(f->f_sj, status);
+		/* Dead, it has said whether it started. */
+		if (!f->f_mailer && attempt_settle(f) == -1)
+			continue;
 		f->f_exited = 1;
 		f->f_wstatus = status;
 		if (f->f_eof)
