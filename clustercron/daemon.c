@@ -83,6 +83,7 @@ static int	 timerfd_arm(int);
 static void	 reboot_jobs(void);
 static void	 mkparent(const char *);
 static void	 ctab_serve(void);
+static void	 test_faults(const char *);
 
 /*
  * The keys of clustercron.conf the daemon reads.  Defaults that depend
@@ -697,6 +698,7 @@ daemon_main(int argc, char **argv)
 	D.d_now = clock_now_ms();
 	D.d_mono_now = clock_mono();
 	timer_init(&D.d_open_timer, store_connect, NULL);
+	test_faults(getenv("CLUSTERCRON_TEST_FAULTS"));
 	store_connect(NULL);
 	if (D.d_st == NULL && strncmp(D.d_conf.c_store, "mysql:", 6) != 0) {
 		pidfile_remove(pfh);
@@ -770,4 +772,48 @@ daemon_main(int argc, char **argv)
 	heap_free(&D.d_mono);
 	pidfile_remove(pfh);
 	return (0);
+}
+
+/*
+ * Tests only: CLUSTERCRON_TEST_FAULTS="point:nth:kind,..." arms the
+ * store's fault hook (store.h) so that a test can cut the connection
+ * at a named point of a running daemon.  kind is drop, retry or fail.
+ * Malformed items are refused, loudly, so that a test cannot pass by
+ * arming nothing.
+ */
+static void
+test_faults(const char *spec)
+{
+	char		*copy, *item, *p, *point, *nth, *kind;
+	const char	*errstr;
+	enum store_fault f;
+	unsigned int	 n;
+
+	if (spec == NULL || *spec == '\0')
+		return;
+	p = copy = xstrdup(spec);
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);
+	while ((item = strsep(&p, ",")) != NULL) {
+		point = strsep(&item, ":");
+		nth = strsep(&item, ":");
+		kind = item;
+		if (nth == NULL || kind == NULL)
+			errx(1, "CLUSTERCRON_TEST_FAULTS: %s: expected "
+			    "point:nth:kind", spec);
+		n = (unsigned int)strtonum(nth, 1, 1000000, &errstr);
+		if (errstr != NULL)
+			errx(1, "CLUSTERCRON_TEST_FAULTS: nth %s is %s", nth,
+			    errstr);
+		if (strcmp(kind, "drop") == 0)
+			f = STORE_FAULT_DROP;
+		else if (strcmp(kind, "retry") == 0)
+			f = STORE_FAULT_RETRY;
+		else if (strcmp(kind, "fail") == 0)
+			f = STORE_FAULT_FAIL;
+		else
+			errx(1, "CLUSTERCRON_TEST_FAULTS: kind %s: expected "
+			    "drop, retry or fail", kind);
+		store_fault_add(point, n, f);
+	}
+	free(copy);
 }

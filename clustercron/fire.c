@@ -12,7 +12,12 @@
  *	due --claim lost----------------------------------> another node's
  *	due --claim error---------------------------------> not run (fail
  *	                                                     closed), misfire
- *	                                                     pass owed
+ *	                                                     pass owed; in
+ *	                                                     doubt
+ *	in doubt --store back, the claim was ours----------> running, or
+ *	                                                     missed if too
+ *	                                                     late (noted)
+ *	in doubt --store back, it was not-----------------> another node's
  *	due --claim won--(overlap forbidden, one running)--> skipped (noted)
  *	due --claim won-----------------------------------> running
  *	running --exit 0 or no retries left---------------> finished
@@ -54,6 +59,10 @@
 
 static void	 fire_one(struct job *, time_t, int);
 static void	 fire_won(struct job *, time_t, int, int);
+static void	 doubt_add(const char *, time_t);
+static int	 doubt_cmp(const void *, const void *);
+static int	 doubts_settle(void);
+static int	 doubt_settle(struct job *, const char *, time_t);
 static int	 queued_cmp(const void *, const void *);
 static int	 overlapping(struct job *, time_t);
 static int	 sjob_cmp(const void *, const void *);
@@ -73,6 +82,22 @@ struct queued {
 };
 static struct queued	*queue;
 static size_t		 nqueue, queuecap;
+
+/*
+ * Fires in doubt: their claim failed without an answer, so the claim
+ * may have been committed all the same (the connection dropped after
+ * the write).  If it was, no other node will run the fire and the
+ * misfire pass, which looks only past the job's last claimed fire,
+ * will not see it.  So they are asked about again, first thing, once
+ * the store answers: the store knows whose each claim was (store.h).
+ */
+struct doubt {
+	char		 d_id[CRON_IDLEN + 1];
+	time_t		 d_fire;
+	int		 d_done;
+};
+static struct doubt	*doubts;
+static size_t		 ndoubts, doubtcap;
 
 /*
  * The spreading delay of a job: its identity (hex digits, the same on
@@ -262,10 +287,128 @@ fire_one(struct job *j, time_t fire, int catchup)
 	}
 	if (store_claim(D.d_st, job_id(j, id), fire, &won, &se) == -1) {
 		store_failed("claiming a fire", &se);
+		doubt_add(id, fire);
 		return;
 	}
 	fire_store_ok();
 	fire_won(j, fire, won, catchup);
+}
+
+static void
+doubt_add(const char *id, time_t fire)
+{
+	if (ndoubts == doubtcap) {
+		doubtcap = doubtcap == 0 ? 16 : doubtcap * 2;
+		doubts = xreallocarray(doubts, doubtcap, sizeof(*doubts));
+	}
+	strlcpy(doubts[ndoubts].d_id, id, sizeof(doubts[ndoubts].d_id));
+	doubts[ndoubts].d_fire = fire;
+	doubts[ndoubts].d_done = 0;
+	ndoubts++;
+}
+
+static int
+doubt_cmp(const void *a, const void *b)
+{
+	const struct doubt	*da = a, *db = b;
+	int			 c;
+
+	if ((c = strcmp(da->d_id, db->d_id)) != 0)
+		return (c);
+	if (da->d_fire != db->d_fire)
+		return (da->d_fire < db->d_fire ? -1 : 1);
+	return (0);
+}
+
+/*
+ * Ask the store whose the fire in doubt is: a read of the claims first,
+ * then the claim made again, which wins it now if nobody had it.  Ours,
+ * it runs if still on time (or within a catch-up grace), else it is
+ * noted missed.  Returns -1 when the store failed again.
+ */
+static int
+doubt_settle(struct job *j, const char *id, time_t fire)
+{
+	struct store_error	 se;
+	const struct cron_opts	*o = job_opts(j);
+	time_t			 late = (time_t)(D.d_now / 1000) - fire;
+	char			 when[32];
+	int			 won;
+
+	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
+	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
+		store_failed("settling a claim in doubt", &se);
+		return (-1);
+	}
+	if (!won)
+		return (0);
+	if (late <= LATE_MS / 1000 ||
+	    (o->o_misfire == MISFIRE_CATCHUP && late <= (time_t)o->o_grace)) {
+		fire_won(j, fire, 1, 1);
+		return (0);
+	}
+	fmt_utc(fire, when, sizeof(when));
+	log_info("(%s) MISSED (%s %s)", job_owner(j), D.d_conf.c_node, when);
+	if (store_fire_note(D.d_st, id, fire, RUN_MISSED, D.d_now, &se) == -1) {
+		store_failed("noting a missed fire", &se);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Settle every fire in doubt whose job still exists, one pass over the
+ * jobs with the doubts sorted by identity.  Those of jobs that went
+ * away are dropped.  Returns -1, keeping what is left, when the store
+ * failed again.
+ */
+static int
+doubts_settle(void)
+{
+	struct table	*tb;
+	struct doubt	 key, *d;
+	size_t		 k, i, j, lo, hi;
+	int		 rv = 0;
+
+	if (ndoubts == 0)
+		return (0);
+	qsort(doubts, ndoubts, sizeof(*doubts), doubt_cmp);
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		for (k = 0; k < tb->tb_njobs && rv == 0; k++) {
+			if (job_opts(&tb->tb_jobs[k])->o_scope != SCOPE_CLUSTER)
+				continue;
+			table_job_id(tb, k, key.d_id);
+			key.d_fire = 0;
+			/* The first doubt of this job, if any. */
+			for (lo = 0, hi = ndoubts; lo < hi; ) {
+				i = lo + (hi - lo) / 2;
+				if (doubt_cmp(&doubts[i], &key) < 0)
+					lo = i + 1;
+				else
+					hi = i;
+			}
+			i = lo;
+			for (; i < ndoubts && rv == 0; i++) {
+				d = &doubts[i];
+				if (strcmp(d->d_id, key.d_id) != 0)
+					break;
+				if (doubt_settle(&tb->tb_jobs[k], d->d_id,
+				    d->d_fire) == -1)
+					rv = -1;
+				else
+					d->d_done = 1;
+			}
+		}
+	}
+	if (rv == 0) {
+		ndoubts = 0;
+		return (0);
+	}
+	for (i = j = 0; i < ndoubts; i++)
+		if (!doubts[i].d_done)
+			doubts[j++] = doubts[i];
+	ndoubts = j;
+	return (-1);
 }
 
 /* The claim of a fire was decided: run it if it is ours. */
@@ -336,6 +479,9 @@ fire_recover(void)
 	D.d_recover = 0;
 	if (D.d_st == NULL || D.d_stopping)
 		return;
+	/* Claims in doubt first: settling them may move last fires. */
+	if (doubts_settle() == -1)
+		return;
 	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
 	    &se) == -1) {
 		store_failed("listing jobs", &se);
@@ -380,6 +526,7 @@ fire_recover(void)
 			if (store_claim(D.d_st, id, latest, &won,
 			    &se) == -1) {
 				store_failed("claiming a missed fire", &se);
+				doubt_add(id, latest);
 				goto out;
 			}
 			if (!won)
@@ -459,6 +606,8 @@ fire_flush(void)
 		if (store_claim_batch(D.d_st, ids, n, queue[i].q_fire, n, won,
 		    &nwon, &se) == -1) {
 			store_failed("claiming fires", &se);
+			for (n = i; n < k; n++)
+				doubt_add(hex[n], queue[n].q_fire);
 			break;
 		}
 		fire_store_ok();
@@ -467,6 +616,7 @@ fire_flush(void)
 			if (!w && store_claim(D.d_st, hex[n],
 			    queue[n].q_fire, &w, &se) == -1) {
 				store_failed("claiming a fire", &se);
+				doubt_add(hex[n], queue[n].q_fire);
 				w = 0;
 			}
 			fire_won(queue[n].q_job, queue[n].q_fire, w, 0);
