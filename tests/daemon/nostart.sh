@@ -1,0 +1,61 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# nostart.sh: jobs that do not start, now that the daemon learns so
+# after fork() returned (run.c, spawn_launch()): a job whose HOME does
+# not exist and one whose SHELL does not exist are logged as CMD FAILED
+# with the step that failed, never as CMD, and leave no run in the
+# store, while a job that exits 127 is a run that finished 127 and the
+# table's other job runs as usual.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+
+dmn_setup a </dev/null
+O=$T/jobs
+mkdir "$O"
+chmod 777 "$O"
+
+cat >"$T/a/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo \$CLUSTERCRON_JOB_ID >>$O/ok
+* * * * * * $ME echo \$CLUSTERCRON_JOB_ID >$O/127; exit 127
+HOME=/nonexistent/home
+* * * * * * $ME touch $O/nohome
+HOME=/
+SHELL=/nonexistent/sh
+* * * * * * $ME touch $O/noshell
+EOF
+
+dmn_start a
+
+wait_for 10 at_least 3 "$O/ok" || fail "the good job did not run"
+wait_for 10 in_log a "CMD FAILED \\(touch $O/nohome: chdir /nonexistent/home: No such file or directory\\)" ||
+    fail "missing HOME: no CMD FAILED"
+wait_for 10 in_log a "CMD FAILED \\(touch $O/noshell: exec /nonexistent/sh: No such file or directory\\)" ||
+    fail "missing SHELL: no CMD FAILED"
+wait_for 10 in_log a 'FAILED \(.* attempt 1: exit status 127\)' ||
+    fail "exit 127: not logged as a failed run"
+dmn_stop a
+
+ntest=$((ntest + 1))
+if in_log a "CMD \\(touch $O/no"; then
+	fail "a job that did not start logged as CMD"
+else
+	echo "ok: no CMD line for the jobs that did not start"
+fi
+same "nothing ran of them" "$(ls "$O")" "127
+ok"
+
+ok=$(head -n 1 "$O/ok")
+e127=$(cat "$O/127")
+r=$(runs)
+other=$(printf '%s\n' "$r" | grep -vE "^($ok|$e127) ")
+same "no run recorded for the jobs that did not start" "$other" ""
+contains "the good job's runs finished 0" "$r" \
+    "^$ok [0-9]+ 1 a finished 0 0 [0-9]+\$"
+contains "exit 127 is a run that finished 127" "$r" \
+    "^$e127 [0-9]+ 1 a finished 127 0 [0-9]+\$"
+
+finish
