@@ -96,9 +96,12 @@ mdb_init()
 	MDB_CNF=$T/client.cnf
 	MDB_USER=$(id -un)
 	MDB_PASS=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+	# A private tmpdir: in the shared /tmp, the bootstrap's temporary
+	# tables were seen to vanish under it while other tests ran.
+	mkdir -p "$T/tmp"
 	if ! "$MDB_INSTALL" --no-defaults --datadir="$T/data" \
 	    --auth-root-authentication-method=normal --skip-test-db \
-	    --skip-name-resolve --user="$MDB_USER" \
+	    --skip-name-resolve --user="$MDB_USER" --tmpdir="$T/tmp" \
 	    >"$T/install.log" 2>&1 || [ ! -d "$T/data/mysql" ]; then
 		cat "$T/install.log" >&2
 		mdb_fail "mariadb-install-db failed"
@@ -148,7 +151,7 @@ mdb_start()
 	    --user="$MDB_USER" --innodb-buffer-pool-size=32M \
 	    --innodb-log-file-size=48M --skip-name-resolve \
 	    --max-connections=200 --innodb-lock-wait-timeout=10 \
-	    --skip-log-bin --performance-schema=OFF \
+	    --skip-log-bin --performance-schema=OFF --tmpdir="$T/tmp" \
 	    >>"$T/mariadbd.out" 2>&1 &
 	MDB_PID=$!
 	if ! mdb_wait mdb_up; then
