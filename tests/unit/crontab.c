@@ -41,13 +41,13 @@
 
 #include "parser.h"
 #include "tap.h"
+#include "testdata.h"
 
 #define MAXFILE	(1024 * 1024)
 
 static const char *topdir(void);
 static char	*slurp(const char *, size_t *);
 static void	 unescape(char *);
-static int	 parse_set(const char *, uint64_t *);
 static void	 render_diag(const struct cron_diag *, char *, size_t);
 static void	 render_env(const char *const *, char *, size_t);
 static void	 render_sched(const struct cron_sched *, const char *, char *,
@@ -126,37 +126,6 @@ unescape(char *s)
 	*o = '\0';
 }
 
-/* "0,15,30-32" or "none" into a bitset. */
-static int
-parse_set(const char *s, uint64_t *bits)
-{
-	char	*end;
-	long	 lo, hi, v;
-
-	*bits = 0;
-	if (strcmp(s, "none") == 0)
-		return (0);
-	for (;;) {
-		lo = strtol(s, &end, 10);
-		if (end == s || lo < 0 || lo > 63)
-			return (-1);
-		hi = lo;
-		if (*end == '-') {
-			s = end + 1;
-			hi = strtol(s, &end, 10);
-			if (end == s || hi < lo || hi > 63)
-				return (-1);
-		}
-		for (v = lo; v <= hi; v++)
-			*bits |= (uint64_t)1 << v;
-		if (*end == '\0')
-			return (0);
-		if (*end != ',')
-			return (-1);
-		s = end + 1;
-	}
-}
-
 static void
 render_diag(const struct cron_diag *d, char *buf, size_t size)
 {
@@ -230,7 +199,7 @@ render_sched(const struct cron_sched *s, const char *want, char *buf,
 		    strcmp(tok, "hour") == 0 ? s->s_hour :
 		    strcmp(tok, "dom") == 0 ? s->s_dom :
 		    strcmp(tok, "mon") == 0 ? s->s_mon : s->s_dow;
-		(void)parse_set("none", &bits);
+		(void)td_parse_set("none", &bits);
 		one[0] = '\0';
 		for (v = 0; v < 64; v++) {
 			if ((have & ((uint64_t)1 << v)) == 0)
@@ -272,7 +241,7 @@ normalise_sched(const char *want, char *buf, size_t size)
 					s.s_flags |= 1U << i;
 			continue;
 		}
-		if (parse_set(eq, &bits) == -1)
+		if (td_parse_set(eq, &bits) == -1)
 			bits = 0;
 		if (strcmp(tok, "sec") == 0)
 			s.s_sec = bits;

@@ -27,9 +27,9 @@
 
 #include "parser.h"
 #include "tap.h"
+#include "testdata.h"
 
 static void	 unescape(char *);
-static int	 parse_set(const char *, uint64_t *);
 static int	 parse_flags(const char *, unsigned int *);
 static void	 set_str(uint64_t, char *, size_t);
 static int	 check_accept(const char *, int, char *, char *);
@@ -50,37 +50,6 @@ unescape(char *s)
 			*o++ = *s;
 	}
 	*o = '\0';
-}
-
-/* "0,15,30-32" or "none" into a bitset. */
-static int
-parse_set(const char *s, uint64_t *bits)
-{
-	char	*end;
-	long	 lo, hi, v;
-
-	*bits = 0;
-	if (strcmp(s, "none") == 0)
-		return (0);
-	for (;;) {
-		lo = strtol(s, &end, 10);
-		if (end == s || lo < 0 || lo > 63)
-			return (-1);
-		hi = lo;
-		if (*end == '-') {
-			s = end + 1;
-			hi = strtol(s, &end, 10);
-			if (end == s || hi < lo || hi > 63)
-				return (-1);
-		}
-		for (v = lo; v <= hi; v++)
-			*bits |= (uint64_t)1 << v;
-		if (*end == '\0')
-			return (0);
-		if (*end != ',')
-			return (-1);
-		s = end + 1;
-	}
 }
 
 static int
@@ -173,7 +142,7 @@ check_accept(const char *where, int flags, char *expr, char *expected)
 			}
 			continue;
 		}
-		if (parse_set(val, &bits) == -1) {
+		if (td_parse_set(val, &bits) == -1) {
 			ok(0, "%s: bad set \"%s\"", where, val);
 			return (0);
 		}
