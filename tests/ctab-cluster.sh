@@ -9,17 +9,7 @@
 # a node that was down comes back to the newer table, never the old.
 
 . "$top_srcdir/tests/daemon/lib.sh"
-rm -rf "$T"
-. "$top_srcdir/tests/lib/mariadb.sh"
-mdb_init
-trap dmn_cleanup EXIT
-mdb_start
-
-STORE=$MDB_URL
-MYSQL_FILE=$MDB_CNF
-O=$T/jobs
-mkdir -p "$O"
-chmod 777 "$O"
+dmn_cluster
 for n in n1 n2; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s

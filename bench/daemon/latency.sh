@@ -20,16 +20,7 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 export top_srcdir top_builddir
 . "$top_srcdir/tests/daemon/lib.sh"
-rm -rf "$T"
-. "$top_srcdir/tests/lib/mariadb.sh"
-mdb_init
-trap dmn_cleanup EXIT
-mdb_start
-STORE=$MDB_URL
-MYSQL_FILE=$MDB_CNF
-O=$T/jobs
-mkdir -p "$O"
-chmod 777 "$O"
+dmn_cluster
 ${CC:-cc} -O2 -o "$T/stamp" "$top_srcdir/bench/daemon/stamp.c" || exit 1
 
 all=$(seq -f 'n%g' 1 "$NODES" | tr '\n' ' ')

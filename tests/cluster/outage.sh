@@ -8,16 +8,8 @@
 # so and cluster jobs resume, with no fire run twice.
 
 . "$top_srcdir/tests/daemon/lib.sh"
-rm -rf "$T"
-. "$top_srcdir/tests/lib/mariadb.sh"
-mdb_init
-trap dmn_cleanup EXIT
-
-STORE=$MDB_URL
-MYSQL_FILE=$MDB_CNF
-O=$T/jobs
-mkdir -p "$O"
-chmod 777 "$O"
+# The daemons start before their store.
+dmn_cluster nostart
 
 for n in n1 n2; do
 	dmn_setup $n <<EOF

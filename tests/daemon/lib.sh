@@ -14,6 +14,9 @@
 #	dmn_pid NAME		its pid
 #	wait_for SECS CMD...	run CMD every 0.1 s until it succeeds
 #	runs			the runs table, one run a line (ccstore)
+#	dmn_cluster [nostart]	a private MariaDB for the daemons (started
+#				unless nostart), STORE and MYSQL_FILE naming
+#				it, $O for the jobs' files
 
 . "$top_srcdir/tests/lib/common.sh"
 
@@ -169,4 +172,18 @@ count_lines()
 at_least()
 {
 	[ "$(count_lines "$2")" -ge "$1" ]
+}
+
+dmn_cluster()
+{
+	rm -rf "$T"
+	. "$top_srcdir/tests/lib/mariadb.sh"
+	mdb_init
+	trap dmn_cleanup EXIT
+	[ "${1:-}" = nostart ] || mdb_start
+	STORE=$MDB_URL
+	MYSQL_FILE=$MDB_CNF
+	O=$T/jobs
+	mkdir -p "$O"
+	chmod 777 "$O"
 }
