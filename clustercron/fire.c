@@ -57,12 +57,13 @@
 /* How far the misfire pass walks one job's schedule. */
 #define RECOVER_STEPS	100000
 
+struct doubt;
 static void	 fire_one(struct job *, time_t, int);
 static void	 fire_won(struct job *, time_t, int, int);
-static void	 doubt_add(const char *, time_t);
+static void	 doubt_add(const char *, time_t, int);
 static int	 doubt_cmp(const void *, const void *);
 static int	 doubts_settle(void);
-static int	 doubt_settle(struct job *, const char *, time_t);
+static int	 doubt_settle(struct job *, const struct doubt *);
 static int	 queued_cmp(const void *, const void *);
 static int	 overlapping(struct job *, time_t);
 static int	 sjob_cmp(const void *, const void *);
@@ -90,10 +91,15 @@ static size_t		 nqueue, queuecap;
  * misfire pass, which looks only past the job's last claimed fire,
  * will not see it.  So they are asked about again, first thing, once
  * the store answers: the store knows whose each claim was (store.h).
+ * Fires dropped because the store was already known to be down are
+ * kept too: the misfire pass leaves recent fires to the nodes firing
+ * them on time, and when every node dropped them nobody else would
+ * claim or note them.
  */
 struct doubt {
 	char		 d_id[CRON_IDLEN + 1];
 	time_t		 d_fire;
+	int		 d_dropped;	/* never claimed: the store was down */
 	int		 d_done;
 };
 static struct doubt	*doubts;
@@ -272,6 +278,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 
 	if (D.d_st == NULL) {
 		D.d_recover = 1;
+		doubt_add(job_id(j, id), fire, 1);
 		return;
 	}
 	if (D.d_recover && !catchup) {
@@ -282,12 +289,14 @@ fire_one(struct job *j, time_t fire, int catchup)
 		 * nor noted.
 		 */
 		fire_recover();
-		if (D.d_recover)
+		if (D.d_recover) {
+			doubt_add(job_id(j, id), fire, 1);
 			return;
+		}
 	}
 	if (store_claim(D.d_st, job_id(j, id), fire, &won, &se) == -1) {
 		store_failed("claiming a fire", &se);
-		doubt_add(id, fire);
+		doubt_add(id, fire, 0);
 		return;
 	}
 	fire_store_ok();
@@ -295,7 +304,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 }
 
 static void
-doubt_add(const char *id, time_t fire)
+doubt_add(const char *id, time_t fire, int dropped)
 {
 	if (ndoubts == doubtcap) {
 		doubtcap = doubtcap == 0 ? 16 : doubtcap * 2;
@@ -303,6 +312,7 @@ doubt_add(const char *id, time_t fire)
 	}
 	strlcpy(doubts[ndoubts].d_id, id, sizeof(doubts[ndoubts].d_id));
 	doubts[ndoubts].d_fire = fire;
+	doubts[ndoubts].d_dropped = dropped;
 	doubts[ndoubts].d_done = 0;
 	ndoubts++;
 }
@@ -327,10 +337,12 @@ doubt_cmp(const void *a, const void *b)
  * noted missed.  Returns -1 when the store failed again.
  */
 static int
-doubt_settle(struct job *j, const char *id, time_t fire)
+doubt_settle(struct job *j, const struct doubt *d)
 {
 	struct store_error	 se;
 	const struct cron_opts	*o = job_opts(j);
+	const char		*id = d->d_id;
+	time_t			 fire = d->d_fire;
 	time_t			 late = (time_t)(D.d_now / 1000) - fire;
 	char			 when[32];
 	int			 won;
@@ -342,7 +354,8 @@ doubt_settle(struct job *j, const char *id, time_t fire)
 	}
 	if (!won)
 		return (0);
-	if (late <= LATE_MS / 1000 ||
+	/* A dropped fire was not started on time: a misfire. */
+	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
 	    (o->o_misfire == MISFIRE_CATCHUP && late <= (time_t)o->o_grace)) {
 		fire_won(j, fire, 1, 1);
 		return (0);
@@ -392,8 +405,7 @@ doubts_settle(void)
 				d = &doubts[i];
 				if (strcmp(d->d_id, key.d_id) != 0)
 					break;
-				if (doubt_settle(&tb->tb_jobs[k], d->d_id,
-				    d->d_fire) == -1)
+				if (doubt_settle(&tb->tb_jobs[k], d) == -1)
 					rv = -1;
 				else
 					d->d_done = 1;
@@ -526,7 +538,7 @@ fire_recover(void)
 			if (store_claim(D.d_st, id, latest, &won,
 			    &se) == -1) {
 				store_failed("claiming a missed fire", &se);
-				doubt_add(id, latest);
+				doubt_add(id, latest, 0);
 				goto out;
 			}
 			if (!won)
@@ -575,20 +587,23 @@ fire_flush(void)
 	size_t			 i, k, n, nwon, total = nqueue;
 	int64_t			 t0 = clock_mono();
 	int			 w;
+	char			 hex0[CRON_IDLEN + 1];
 
 	if (nqueue == 0)
 		return;
-	if (D.d_st == NULL || D.d_stopping) {
-		D.d_recover = D.d_st == NULL;
+	if (D.d_stopping) {
 		nqueue = 0;
 		return;
 	}
-	if (D.d_recover) {
+	if (D.d_st != NULL && D.d_recover)
 		fire_recover();
-		if (D.d_recover) {
-			nqueue = 0;
-			return;
-		}
+	if (D.d_st == NULL || D.d_recover) {
+		D.d_recover = 1;
+		for (i = 0; i < nqueue; i++)
+			doubt_add(job_id(queue[i].q_job, hex0), queue[i].q_fire,
+			    1);
+		nqueue = 0;
+		return;
 	}
 	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
 	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
@@ -607,7 +622,7 @@ fire_flush(void)
 		    &nwon, &se) == -1) {
 			store_failed("claiming fires", &se);
 			for (n = i; n < k; n++)
-				doubt_add(hex[n], queue[n].q_fire);
+				doubt_add(hex[n], queue[n].q_fire, 0);
 			break;
 		}
 		fire_store_ok();
@@ -616,7 +631,7 @@ fire_flush(void)
 			if (!w && store_claim(D.d_st, hex[n],
 			    queue[n].q_fire, &w, &se) == -1) {
 				store_failed("claiming a fire", &se);
-				doubt_add(hex[n], queue[n].q_fire);
+				doubt_add(hex[n], queue[n].q_fire, 0);
 				w = 0;
 			}
 			fire_won(queue[n].q_job, queue[n].q_fire, w, 0);
