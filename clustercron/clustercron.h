@@ -8,6 +8,10 @@
 #ifndef CLUSTERCRON_H
 #define CLUSTERCRON_H
 
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 struct cron_tz;
@@ -23,6 +27,48 @@ struct verb {
 };
 
 int	 verb_next(int, char **);
+
+/*
+ * The daemon's settings, from clustercron.conf and the command line;
+ * the admin verbs read the same (dconf.c).
+ */
+struct dconf {
+	char		*c_file;	/* configuration file, or NULL */
+	char		*c_store;
+	char		*c_mysql_file;
+	char		*c_mysql_group;
+	char		*c_node;
+	char		*c_crontab;	/* system table, "" for none */
+	char		*c_crondir;	/* system tables' directory */
+	char		*c_spool;	/* users' tables, "" none */
+	int		 c_store_tables; /* run the tables ctab stores */
+	char		*c_pidfile;
+	char		*c_rebootfile;
+	char		*c_sendmail;
+	char		*c_socket;	/* ctab's, "" for none */
+	char		*c_allow;	/* cron.allow */
+	char		*c_deny;	/* cron.deny */
+	int64_t		 c_shutdown_ms;
+	int64_t		 c_heartbeat_ms;
+	int64_t		 c_check_ms;	/* check without inotify */
+	int64_t		 c_store_check_ms; /* store tables, MariaDB */
+	int64_t		 c_defer_ms;	/* wait for the preferred */
+	int64_t		 c_retry_ms;	/* store reconnection */
+	size_t		 c_output_max;
+	unsigned int	 c_busy_ms;	/* SQLite */
+	int64_t		 c_hist_age_ms;
+	size_t		 c_hist_runs;
+};
+
+/*
+ * dconf_read() fills *c from the configuration file path (explicit: given
+ * with -c, so it must exist) with the defaults of root (root != 0) or
+ * of the user uid, whose name it returns in *user (NULL for root; the
+ * caller frees it).  c_node is kept when already set (-n).  Exits with
+ * a message on stderr on a bad file.  dconf_free() frees the strings.
+ */
+void	 dconf_read(struct dconf *, const char *, int, int, uid_t, char **);
+void	 dconf_free(struct dconf *);
 
 /* The daemon: clustercron without a verb (daemon.c). */
 int	 daemon_main(int, char **);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clustercron.h"
 #include "parser.h"
 
 struct pollfd;
@@ -66,35 +67,6 @@ void	 heap_del(struct heap *, struct timer *);
 void	 heap_moved(struct heap *, struct timer *);
 struct timer *heap_top(const struct heap *);
 void	 heap_free(struct heap *);
-
-/* The daemon's settings, from clustercron.conf and the command line. */
-struct dconf {
-	char		*c_file;	/* configuration file, or NULL */
-	char		*c_store;
-	char		*c_mysql_file;
-	char		*c_mysql_group;
-	char		*c_node;
-	char		*c_crontab;	/* system table, "" for none */
-	char		*c_crondir;	/* system tables' directory */
-	char		*c_spool;	/* users' tables, "" none */
-	int		 c_store_tables; /* run the tables ctab stores */
-	char		*c_pidfile;
-	char		*c_rebootfile;
-	char		*c_sendmail;
-	char		*c_socket;	/* ctab's, "" for none */
-	char		*c_allow;	/* cron.allow */
-	char		*c_deny;	/* cron.deny */
-	int64_t		 c_shutdown_ms;
-	int64_t		 c_heartbeat_ms;
-	int64_t		 c_check_ms;	/* check without inotify */
-	int64_t		 c_store_check_ms; /* store tables, MariaDB */
-	int64_t		 c_defer_ms;	/* wait for the preferred */
-	int64_t		 c_retry_ms;	/* store reconnection */
-	size_t		 c_output_max;
-	unsigned int	 c_busy_ms;	/* SQLite */
-	int64_t		 c_hist_age_ms;
-	size_t		 c_hist_runs;
-};
 
 /*
  * The source of a table: what format it is in, whose it is and where

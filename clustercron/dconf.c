@@ -1,0 +1,207 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * dconf.c: clustercron.conf as the daemon and the admin verbs read it,
+ * so that a verb finds the daemon's store with the same file and the
+ * same defaults.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <err.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clustercron.h"
+#include "common.h"
+#include "pathnames.h"
+
+static void	 conf_take(struct conf *, int, char **, const char *);
+
+/*
+ * The keys of clustercron.conf.  Defaults that depend on whether the
+ * program runs as root are filled in by dconf_read().
+ */
+enum {
+	K_STORE, K_MYSQL_FILE, K_MYSQL_GROUP, K_NODE, K_CRONTAB, K_CRONDIR,
+	K_SPOOL, K_STORE_TABLES, K_PIDFILE, K_REBOOTFILE, K_SENDMAIL,
+	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
+	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
+	K_ALLOW, K_DENY, K_COUNT
+};
+
+static const struct conf_key keys[K_COUNT] = {
+	[K_STORE] = { "store", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
+	[K_MYSQL_FILE] = { "mysql-defaults-file", CONF_STRING, 0, 0, 0,
+	    NULL },
+	[K_MYSQL_GROUP] = { "mysql-group", CONF_STRING, CONF_NONEMPTY, 0,
+	    0, "client" },
+	[K_NODE] = { "node", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
+	[K_CRONTAB] = { "crontab", CONF_STRING, 0, 0, 0, NULL },
+	[K_CRONDIR] = { "crontab-dir", CONF_STRING, 0, 0, 0, NULL },
+	[K_SPOOL] = { "spool-dir", CONF_STRING, 0, 0, 0, NULL },
+	[K_STORE_TABLES] = { "store-tables", CONF_BOOL, 0, 0, 1, "yes" },
+	[K_PIDFILE] = { "pidfile", CONF_STRING, 0, 0, 0, NULL },
+	[K_REBOOTFILE] = { "reboot-file", CONF_STRING, 0, 0, 0, NULL },
+	[K_SENDMAIL] = { "sendmail", CONF_STRING, 0, 0, 0,
+	    "/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem -oi -t" },
+	[K_SHUTDOWN] = { "shutdown-grace", CONF_DURATION, 0, 0, 86400,
+	    "30s" },
+	[K_HEARTBEAT] = { "heartbeat-interval", CONF_DURATION, 0, 1, 3600,
+	    "5s" },
+	[K_CHECK] = { "table-check-interval", CONF_DURATION, 0, 0, 86400,
+	    "60s" },
+	[K_STORE_CHECK] = { "store-tables-interval", CONF_DURATION, 0, 0,
+	    86400, "10s" },
+	[K_DEFER] = { "claim-defer-ms", CONF_UINT, 0, 0, 60000, "200" },
+	[K_RETRY] = { "store-retry-interval", CONF_DURATION, 0, 1, 3600,
+	    "5s" },
+	[K_OUTPUT_MAX] = { "output-max", CONF_BYTES, 0, 1024,
+	    64 * 1024 * 1024, "256K" },
+	/* Read by the store; see clustercron.conf(5). */
+	[K_BUSY] = { "sqlite-busy-timeout", CONF_DURATION, 0, 0, 3600, "5s" },
+	[K_HIST_AGE] = { "history-max-age", CONF_DURATION, 0, 0,
+	    100 * 365 * 86400ULL, "30d" },
+	[K_HIST_RUNS] = { "history-max-runs", CONF_UINT, 0, 0, 100000000,
+	    "1000" },
+	/* ctab's socket and who may use it. */
+	[K_SOCKET] = { "ctab-socket", CONF_STRING, 0, 0, 0, NULL },
+	[K_ALLOW] = { "cron-allow", CONF_STRING, 0, 0, 0, PATH_CRON_ALLOW },
+	[K_DENY] = { "cron-deny", CONF_STRING, 0, 0, 0, PATH_CRON_DENY },
+};
+
+/* Set *dst to the key's value, or to dflt when the key is not set. */
+static void
+conf_take(struct conf *cf, int k, char **dst, const char *dflt)
+{
+	const char	*v;
+
+	v = conf_str(cf, k);
+	if (v == NULL)
+		v = dflt;
+	*dst = v == NULL ? NULL : xstrdup(v);
+}
+
+/*
+ * Read the configuration file.  An explicit -c file must exist; the
+ * default one may be missing, and the defaults then apply: as root the
+ * system's paths, as an ordinary user paths under ~/.clustercron, so
+ * that a user can try the daemon on tables and a store of their own.
+ */
+void
+dconf_read(struct dconf *c, const char *path, int explicit, int root,
+    uid_t uid, char **user)
+{
+	struct conf		*cf = NULL;
+	struct conf_errors	 errs;
+	struct passwd		*pw;
+	struct stat		 sb;
+	char			*home = NULL, *dflt_store, *dflt_pid;
+	char			*dflt_boot;
+	char			 host[256];
+	size_t			 i;
+
+	memset(&errs, 0, sizeof(errs));
+	if (user != NULL)
+		*user = NULL;
+	if (!root) {
+		if ((pw = getpwuid(uid)) == NULL)
+			errx(1, "unknown user id %lu", (unsigned long)uid);
+		if (user != NULL)
+			*user = xstrdup(pw->pw_name);
+		xasprintf(&home, "%s/.clustercron", pw->pw_dir);
+		if (!explicit)
+			xasprintf((char **)&path, "%s/clustercron.conf", home);
+	}
+	if (explicit || stat(path, &sb) == 0) {
+		if (conf_load(path, keys, K_COUNT, &cf, &errs) == -1) {
+			for (i = 0; i < errs.ce_count; i++)
+				warnx("%s", errs.ce_msg[i]);
+			if (errs.ce_count == 0)
+				warn("%s", path);
+			exit(1);
+		}
+		c->c_file = xstrdup(path);
+	} else if (conf_parse("defaults", "", 0, keys, K_COUNT, &cf,
+	    &errs) == -1)
+		errx(1, "cannot set the defaults");
+	conf_errors_free(&errs);
+
+	if (root) {
+		dflt_store = "sqlite:" PATH_STATEDIR "/clustercron.db";
+		dflt_pid = PATH_RUNDIR "/clustercron.pid";
+		dflt_boot = PATH_RUNDIR "/clustercron.reboot";
+		conf_take(cf, K_STORE, &c->c_store, dflt_store);
+		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
+		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+		conf_take(cf, K_SOCKET, &c->c_socket, PATH_CTAB_SOCKET);
+	} else {
+		xasprintf(&dflt_store, "sqlite:%s/clustercron.db", home);
+		xasprintf(&dflt_pid, "%s/clustercron.pid", home);
+		xasprintf(&dflt_boot, "%s/reboot", home);
+		conf_take(cf, K_STORE, &c->c_store, dflt_store);
+		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
+		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
+		free(dflt_boot);
+		xasprintf(&dflt_boot, "%s/clustercron.sock", home);
+		conf_take(cf, K_SOCKET, &c->c_socket, dflt_boot);
+		free(dflt_store);
+		free(dflt_pid);
+		free(dflt_boot);
+		free((char *)(explicit ? NULL : path));
+	}
+	free(home);
+	conf_take(cf, K_MYSQL_FILE, &c->c_mysql_file, NULL);
+	conf_take(cf, K_MYSQL_GROUP, &c->c_mysql_group, "client");
+	if (c->c_node == NULL) {
+		if (gethostname(host, sizeof(host)) == -1)
+			strlcpy(host, "localhost", sizeof(host));
+		host[sizeof(host) - 1] = '\0';
+		conf_take(cf, K_NODE, &c->c_node, host);
+	}
+	conf_take(cf, K_CRONTAB, &c->c_crontab, "/etc/crontab");
+	conf_take(cf, K_CRONDIR, &c->c_crondir, "/etc/cron.d");
+	conf_take(cf, K_SPOOL, &c->c_spool, PATH_SPOOLDIR);
+	conf_take(cf, K_SENDMAIL, &c->c_sendmail, NULL);
+	conf_take(cf, K_ALLOW, &c->c_allow, NULL);
+	conf_take(cf, K_DENY, &c->c_deny, NULL);
+	c->c_store_tables = conf_num(cf, K_STORE_TABLES) != 0;
+	c->c_shutdown_ms = (int64_t)conf_num(cf, K_SHUTDOWN) * 1000;
+	c->c_heartbeat_ms = (int64_t)conf_num(cf, K_HEARTBEAT) * 1000;
+	c->c_check_ms = (int64_t)conf_num(cf, K_CHECK) * 1000;
+	c->c_store_check_ms = (int64_t)conf_num(cf, K_STORE_CHECK) * 1000;
+	c->c_defer_ms = (int64_t)conf_num(cf, K_DEFER);
+	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
+	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
+	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
+	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
+	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);
+	conf_free(cf);
+}
+
+/* Free what dconf_read() filled in; the struct itself is the caller's. */
+void
+dconf_free(struct dconf *c)
+{
+	if (c == NULL)
+		return;
+	free(c->c_file);
+	free(c->c_store);
+	free(c->c_mysql_file);
+	free(c->c_mysql_group);
+	free(c->c_node);
+	free(c->c_crontab);
+	free(c->c_crondir);
+	free(c->c_spool);
+	free(c->c_pidfile);
+	free(c->c_rebootfile);
+	free(c->c_sendmail);
+	free(c->c_socket);
+	free(c->c_allow);
+	free(c->c_deny);
+	memset(c, 0, sizeof(*c));
+}
