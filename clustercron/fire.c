@@ -628,7 +628,7 @@ fire_flush(void)
 		fire_store_ok();
 		for (n = i; n < k; n++) {
 			w = won[n - i];
-			if (!w && store_claim(D.d_st, hex[n],
+			if (w != 1 && store_claim(D.d_st, hex[n],
 			    queue[n].q_fire, &w, &se) == -1) {
 				store_failed("claiming a fire", &se);
 				doubt_add(hex[n], queue[n].q_fire, 0);

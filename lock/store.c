@@ -106,6 +106,9 @@ static size_t	 pad_ids(struct store *, struct sval *, size_t,
 static int	 batch_resolve(struct store *, struct batch_arg *,
 		    struct sval *, size_t, struct store_error *);
 static int	 batch_fn(struct store *, void *, struct store_error *);
+static int	 hint_row(void *, const struct sval *, size_t);
+static int	 hint_fn(struct store *, void *, struct store_error *);
+static void	 batch_hint(struct store *, struct batch_arg *);
 static int	 find_row(void *, const struct sval *, size_t);
 static int	 start_fn(struct store *, void *, struct store_error *);
 static int	 end_fn(struct store *, void *, struct store_error *);
@@ -197,6 +200,7 @@ static const char *const fault_points[] = {
 	"batch.update.before", "batch.update.after",
 	"batch.note.before", "batch.note.after",
 	"batch.commit.before", "batch.commit.after",
+	"batch.hint.before", "batch.hint.after",
 	"run_start.before", "run_start.after",
 	"run_start.commit.before", "run_start.commit.after",
 	"run_start.find.before", "run_start.find.after",
@@ -1736,6 +1740,77 @@ out:
 	return (rc);
 }
 
+/* Rows of jobs the batch did not win that are still free. */
+static int
+hint_row(void *arg, const struct sval *c, size_t n)
+{
+	struct batch_arg	*a = arg;
+	struct idx		 key, *x;
+
+	key.x_id = str_of(&c[0]);
+	x = bsearch(&key, a->ord, a->k, sizeof(*a->ord), idx_cmp);
+	if (x != NULL && a->won[x->x_i] == 0)
+		a->won[x->x_i] = 2;
+	return (0);
+}
+
+static int
+hint_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct batch_arg	*a = arg;
+	struct sval		 p[LIST_MAX + 1];
+	struct idx		 ord[LIST_MAX];
+	size_t			 max = st->s_ops->o_max_list, nd, off, i, m;
+	int			 rc = 0;
+
+	if (max > LIST_MAX)
+		max = LIST_MAX;
+	for (i = nd = 0; i < a->n; i++) {
+		if (a->won[i] == 1)
+			continue;
+		a->won[i] = 0;
+		a->dx[nd++] = i;
+	}
+	a->ord = ord;
+	for (off = 0; off < nd && rc == 0; off += a->k) {
+		a->k = nd - off < max ? nd - off : max;
+		m = pad_ids(st, p, 0, a->ids, a->dx + off, a->k);
+		p[m] = SVI(a->fire);
+		for (i = 0; i < a->k; i++) {
+			ord[i].x_id = a->ids[a->dx[off + i]];
+			ord[i].x_i = a->dx[off + i];
+		}
+		qsort(ord, a->k, sizeof(*ord), idx_cmp);
+		rc = xexec(st, "batch.hint", S_BATCH_FREE, m, p, m + 1,
+		    hint_row, a, NULL, err);
+	}
+	a->ord = NULL;
+	return (rc);
+}
+
+/*
+ * Tell the jobs the batch did not win apart: those still free at the
+ * fire when read just after it (2: skipped under another transaction's
+ * lock, or not reached once max were won) from those taken, paused or
+ * unknown (0).  The read takes no lock, so on MariaDB a row another
+ * node's batch still holds reads as its last committed state, free:
+ * claimed alone, it waits for that batch and then tells.  When the
+ * read fails, every job not won may be free; the batch's own result
+ * stands (its claims are committed), so the failure is not reported.
+ */
+static void
+batch_hint(struct store *st, struct batch_arg *a)
+{
+	struct store_error	 herr;
+	size_t			 i;
+
+	if (run_op(st, hint_fn, a, &herr) == 0)
+		return;
+	for (i = 0; i < a->n; i++)
+		if (a->won[i] != 1)
+			a->won[i] = 2;
+}
+
 int
 store_claim_batch(struct store *st, const char *const *ids, size_t n,
     time_t fire, size_t max, unsigned char *won, size_t *nwon,
@@ -1774,6 +1849,8 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 		}
 	}
 	rc = run_op(st, batch_fn, &a, err);
+	if (rc == 0 && *nwon < n)
+		batch_hint(st, &a);
 	/*
 	 * What was in flight and is not found ours stays in doubt, to be
 	 * settled when asked again.  On MariaDB a transaction of ours cut
@@ -1784,7 +1861,7 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 	 * for such a row and then tells.
 	 */
 	for (i = 0; i < n; i++) {
-		if (rc == 0 && won[i]) {
+		if (rc == 0 && won[i] == 1) {
 			if (st->s_nuncertain > 0)
 				uncertain_del(st, ids[i], fire);
 		} else if (a.lost)

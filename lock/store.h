@@ -196,16 +196,26 @@ int	 store_claim_check(struct store *, const char *, time_t, int *,
 	    struct store_error *);
 /*
  * store_claim_batch() claims at most max of the n jobs ids[], all due at
- * the same instant, in one transaction.  won[i] is set to 1 for each
- * job won, 0 otherwise; *nwon counts them.  On MariaDB rows locked by
- * another node's batch are skipped (SKIP LOCKED), so contending nodes
- * split the batch; a job not won here may still be free once that
- * other transaction ends, so a caller with slots left may try the
- * remaining ones with store_claim().  On failure every won[i] is 0
- * and, as with store_claim(), asking again settles what was in flight:
- * every job an earlier lost attempt claimed is then reported won, even
- * beyond max (*nwon counts them too), since no other node will run
- * them.
+ * the same instant, in one transaction.  won[i] is set to
+ *
+ *	1  won: the fire is this node's;
+ *	2  not won, but the job's row still read free just after the
+ *	   batch: on MariaDB another node's batch held it (SKIP LOCKED
+ *	   skips such rows, so contending nodes split the batch), or max
+ *	   jobs were won before it was reached.  It may be free once that
+ *	   other transaction ends: a caller with a slot left tries it
+ *	   alone with store_claim(), which waits for the row and tells;
+ *	0  not won and not worth trying alone: another node (or an
+ *	   earlier call) holds this fire or a later one, or the job is
+ *	   paused or unknown.
+ *
+ * *nwon counts the 1s only.  Telling 2 from 0 costs one plain read of
+ * the rows not won, after the batch's commit; when that read fails,
+ * every job not won is reported 2, and the call still succeeds.  On
+ * failure every won[i] is 0 and, as with store_claim(), asking again
+ * settles what was in flight: every job an earlier lost attempt
+ * claimed is then reported won, even beyond max (*nwon counts them
+ * too), since no other node will run them.
  */
 int	 store_claim_batch(struct store *, const char *const *, size_t,
 	    time_t, size_t, unsigned char *, size_t *, struct store_error *);

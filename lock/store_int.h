@@ -41,10 +41,11 @@ enum stmt {
 	S_UNLOCK,
 	S_CLAIM,		/* fire, node, id, fire */
 	S_CLAIM_READ,		/* id, fire -> node */
-	/* The four list statements of claims, in a row (store_sqlite.c). */
+	/* The list statements of claims, in a row (store_sqlite.c). */
 	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id */
 	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire */
 	S_BATCH_MINE,		/* n: ids..., fire, node -> job */
+	S_BATCH_FREE,		/* n: ids..., fire -> id (not locking) */
 	S_CLAIM_NOTE,		/* n: ids... (copies the jobs' claims) */
 	S_JOB_UPSERT,		/* n rows of 10 */
 	S_JOB_DIGESTS,		/* -> id, digest */

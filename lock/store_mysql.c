@@ -84,6 +84,7 @@ static const char *const my_text[S_COUNT] = {
 	[S_CLAIM_READ] = SQL_CLAIM_READ,
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT " FOR UPDATE SKIP LOCKED",
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
+	[S_BATCH_FREE] = SQL_BATCH_FREE,
 	/*
 	 * A locking read: a batch of ours whose connection was cut may
 	 * still be committing its claims rows; wait for it to end.

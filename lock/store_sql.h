@@ -26,6 +26,10 @@
 	" WHERE id IN (%R) AND last_fire < ?"
 #define SQL_BATCH_MINE \
 	"SELECT job FROM claims WHERE job IN (%R) AND fire = ? AND node = ?"
+/* Which jobs a batch did not win are still free: a plain read. */
+#define SQL_BATCH_FREE \
+	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire < ? AND " \
+	"paused = 0"
 /*
  * The claims just won, copied from the jobs' rows this transaction has
  * changed (and holds); the includer adds what replaces an older row of

@@ -36,12 +36,13 @@
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
 #define NODD	128	/* other lengths of the batch statements */
+#define NBATCH	(S_CLAIM_NOTE - S_BATCH_SELECT + 1)	/* and how many */
 
 struct sqlite_be {
 	sqlite3		*db;
 	sqlite3_stmt	*stmts[S_COUNT][NCLASS];
 	/* Batch statements of other lengths, prepared as they come. */
-	sqlite3_stmt	*odd[4][NODD + 1];
+	sqlite3_stmt	*odd[NBATCH][NODD + 1];
 	sqlite3_stmt	*begin, *commit;
 	int64_t		 busy_start;
 	unsigned int	 busy_timeout;
@@ -82,6 +83,7 @@ static const char *const sq_text[S_COUNT] = {
 	[S_CLAIM_READ] = SQL_CLAIM_READ,
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT,
 	[S_BATCH_UPDATE] = SQL_BATCH_UPDATE,
+	[S_BATCH_FREE] = SQL_BATCH_FREE,
 	[S_BATCH_MINE] = SQL_BATCH_MINE,
 	[S_CLAIM_NOTE] = SQL_CLAIM_NOTE " ON CONFLICT (fire, job) DO UPDATE "
 	    "SET node = excluded.node, claimed_at = excluded.claimed_at",
@@ -347,7 +349,7 @@ sq_disconnect(struct store *st)
 			sqlite3_finalize(be->stmts[i][j]);
 			be->stmts[i][j] = NULL;
 		}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NBATCH; i++)
 		for (j = 0; j <= NODD; j++) {
 			sqlite3_finalize(be->odd[i][j]);
 			be->odd[i][j] = NULL;

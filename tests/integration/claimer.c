@@ -38,6 +38,7 @@ static struct store	*st;
 static int		 logfd = -1;
 static const char	*node;
 static unsigned int	 nlost;
+static unsigned int	 nalone;
 
 static void	 usage(void);
 static void	 open_store(const char *, const char *, const char *);
@@ -167,12 +168,19 @@ claim(int njobs, int first, int last, int batch)
 		    &err) == -1)
 			patience(&err, until, "batch claim");
 		for (i = 0; i < njobs; i++)
-			if (w[i])
+			if (w[i] == 1)
 				won(ids[i], fire);
-		/* ...and tries the rest one by one, as the daemon will. */
+		/*
+		 * ...and tries alone, as the daemon does, only the jobs
+		 * the batch says may still be free (2): a job said taken
+		 * (0) that was free would go unclaimed by every contender
+		 * and the test would count a fire short.
+		 */
 		for (i = 0; i < njobs; i++)
-			if (!w[i])
+			if (w[i] == 2) {
+				nalone++;
 				claim_one(ids[i], fire);
+			}
 	}
 	free(ids);
 	free(idp);
@@ -280,6 +288,9 @@ main(int argc, char *argv[])
 		if (nlost > 0)
 			fprintf(stderr, "claimer %s: waited out %u lost "
 			    "connections\n", node, nlost);
+		if (nalone > 0)
+			fprintf(stderr, "claimer %s: %u jobs a batch did not "
+			    "win were tried alone\n", node, nalone);
 	} else if (strcmp(argv[1], "runs") == 0) {
 		open_store(argv[2], argv[3], "check");
 		if (store_runs_list(st, NULL, 0, &runs, &n, &err) == -1) {

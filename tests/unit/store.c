@@ -246,8 +246,9 @@ test_batch(struct store *a, struct store *b)
 	struct store_error	 err;
 	char			 id[NB][40];
 	const char		*ids[NB];
+	const char		*hids[4];
 	unsigned char		 wa[NB], wb[NB];
-	size_t			 i, na, nb, both = 0, none = 0;
+	size_t			 i, k, na, nb, both = 0, none = 0;
 	int			 won, agree = 1, rc;
 
 	memset(j, 0, sizeof(j));
@@ -263,25 +264,48 @@ test_batch(struct store *a, struct store *b)
 	rc = store_claim_batch(a, ids, NB, 600, 100, wa, &na, &err);
 	ok(rc == 0 && na == 100, "A batch-claims its 100 free slots (%zu)",
 	    na);
+	for (i = 0, k = 0; i < NB; i++)
+		if (wa[i] == 2)
+			k++;
+	is_int(k, NB - 100, "the jobs not reached are said still free (2)");
 	rc = store_claim_batch(b, ids, NB, 600, 1000, wb, &nb, &err);
 	ok(rc == 0 && nb == NB - 100, "B batch-claims the other %d (%zu)",
 	    NB - 100, nb);
 	for (i = 0; i < NB; i++) {
-		if (wa[i] && wb[i])
+		if (wa[i] == 1 && wb[i] == 1)
 			both++;
-		if (!wa[i] && !wb[i])
+		if (wa[i] != 1 && wb[i] != 1)
 			none++;
+		if (wb[i] == 2)
+			agree = 0;
 		if (store_claim_check(a, ids[i], 600, &won, &err) == -1 ||
-		    won != wa[i])
+		    won != (wa[i] == 1))
 			agree = 0;
 	}
 	is_int(both, 0, "no job won by both");
 	is_int(none, 0, "every job won by one");
-	ok(agree, "the rows agree with the batch results");
+	ok(agree, "the rows agree with the batch results; B was told that "
+	    "A's are taken (0)");
 	ok(store_claim_batch(a, ids, NB, 600, 1000, wa, &na, &err) == 0 &&
 	    na == 0, "nothing left to claim at that instant");
+	for (i = 0, k = 0; i < NB; i++)
+		if (wa[i] != 0)
+			k++;
+	is_int(k, 0, "and nothing said worth trying alone");
 	ok(store_claim_batch(a, ids, 7, 660, 1000, wa, &na, &err) == 0 &&
 	    na == 7, "an odd-sized batch (7)");
+
+	/* A paused and an unknown job are not worth trying alone. */
+	ok(store_job_pause(a, ids[11], 1, &err) == 0, "pause one job");
+	hids[0] = ids[10];
+	hids[1] = ids[11];
+	hids[2] = "nosuchjob";
+	hids[3] = ids[12];
+	rc = store_claim_batch(a, hids, 4, 720, 1, wa, &na, &err);
+	ok(rc == 0 && na == 1 && wa[0] + wa[3] == 3 && wa[1] == 0 &&
+	    wa[2] == 0, "max 1: one won, the other free one 2, paused and "
+	    "unknown 0 (%d %d %d %d)", wa[0], wa[1], wa[2], wa[3]);
+	ok(store_job_pause(a, ids[11], 0, &err) == 0, "resume it");
 }
 
 static void
@@ -649,7 +673,7 @@ test_faults(struct store *a, struct store *b)
 	int64_t			 rid, v, sms;
 	size_t			 nwon, k;
 	int			 won, rc, dr, fire = 10000, i, reached = 0;
-	int			 tries;
+	int			 tries, hinted;
 	struct store_job	 many[NREG], *got;
 	char			 mid[NREG][40], cmdbuf[64];
 
@@ -694,6 +718,18 @@ test_faults(struct store *a, struct store *b)
 			ok(rc == 0 && won, "%s: the fire is ours", *pt);
 			ok(store_claim(b, id, fire, &won, &err) == 0 && !won,
 			    "%s: and no one else's", *pt);
+		} else if (strncmp(*pt, "batch.hint.", 11) == 0) {
+			/* B holds one of the four, so A reads the rest. */
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			ok(store_claim(b, bids[0], fire, &won, &err) == 0 &&
+			    won, "%s: B claims one job", *pt);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			rc = store_claim_batch(a, bids, 4, fire, 4, won4,
+			    &nwon, &err);
+			ok(rc == 0 && nwon == 3 && won4[0] == 0 &&
+			    won4[1] == 1 && won4[2] == 1 && won4[3] == 1,
+			    "%s: the batch stands, the read is done again "
+			    "(%d %zu %d)", *pt, rc, nwon, won4[0]);
 		} else if (strncmp(*pt, "batch.", 6) == 0) {
 			tries = 0;
 			rc = store_claim_batch(a, bids, 4, fire, 4, won4,
@@ -707,9 +743,12 @@ test_faults(struct store *a, struct store *b)
 			 * skipped, as store.h says: claimed alone, as the
 			 * daemon does, they wait for the lock.
 			 */
+			hinted = 1;
 			for (k = 0; rc == 0 && k < 4; k++) {
-				if (won4[k])
+				if (won4[k] == 1)
 					continue;
+				if (won4[k] != 2)
+					hinted = 0;
 				if (store_claim(a, bids[k], fire, &won,
 				    &err) == -1)
 					rc = -1;
@@ -718,6 +757,8 @@ test_faults(struct store *a, struct store *b)
 			}
 			ok(rc == 0 && nwon == 4, "%s: all four ours (%zu)",
 			    *pt, nwon);
+			ok(hinted, "%s: those skipped were said worth trying "
+			    "alone (2)", *pt);
 			ok(store_claim_batch(b, bids, 4, fire, 4, won4, &nwon,
 			    &err) == 0 && nwon == 0, "%s: none B's", *pt);
 		} else if (strncmp(*pt, "run_start.", 10) == 0) {
@@ -788,7 +829,7 @@ test_faults(struct store *a, struct store *b)
 			    store_backend(a));
 		store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	}
-	ok(reached >= (is_mysql ? 37 : 41), "%d fault points reached",
+	ok(reached >= (is_mysql ? 39 : 43), "%d fault points reached",
 	    reached);
 
 	/*
@@ -827,6 +868,21 @@ test_faults(struct store *a, struct store *b)
 	ok(rc == 0 && nwon == 4, "batch: a later call finds all four ours");
 	ok(store_claim_batch(b, bids, 4, fire, 4, won4, &nwon, &err) == 0 &&
 	    nwon == 0, "batch: and none B's");
+	/*
+	 * The read after the batch fails and cannot reconnect: the batch's
+	 * wins stand and every job not won is worth trying alone.
+	 */
+	fire += 60;
+	ok(store_claim(b, bids[0], fire, &won, &err) == 0 && won,
+	    "hint lost: B claims one job");
+	store_fault_set("batch.hint.before", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim_batch(a, bids, 4, fire, 4, won4, &nwon, &err);
+	ok(rc == 0 && nwon == 3 && won4[0] == 2 && store_fault_hits() == 2,
+	    "hint lost: three won, the fourth said worth trying alone");
+	ok(claim_again(a, bids[0], fire, &won, &err) == 0 && !won,
+	    "hint lost: alone, it is found B's");
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	/* A lost batch settled one claim at a time. */
 	fire += 60;
 	store_fault_set("batch.commit.after", 1, STORE_FAULT_DROP);
