@@ -114,6 +114,7 @@ static int	 start_fn(struct store *, void *, struct store_error *);
 static int	 end_fn(struct store *, void *, struct store_error *);
 static int	 note_fn(struct store *, void *, struct store_error *);
 static int	 run_row(void *, const struct sval *, size_t);
+static void	 run_clear(struct store_run *);
 static void	 runs_free(void *, size_t);
 static int	 runs_list(struct store *, struct list_arg *,
 		    struct store_run **, size_t *, struct store_error *);
@@ -2105,6 +2106,14 @@ run_row(void *arg, const struct sval *c, size_t n)
 	return (0);
 }
 
+static void
+run_clear(struct store_run *r)
+{
+	free(r->r_job);
+	free(r->r_node);
+	free(r->r_output);
+}
+
 void
 store_runs_free(struct store_run *r, size_t n)
 {
@@ -2112,11 +2121,8 @@ store_runs_free(struct store_run *r, size_t n)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < n; i++) {
-		free(r[i].r_job);
-		free(r[i].r_node);
-		free(r[i].r_output);
-	}
+	for (i = 0; i < n; i++)
+		run_clear(&r[i]);
 	free(r);
 }
 
@@ -2402,33 +2408,133 @@ struct count_arg {
 	struct vec	 jobs;
 };
 
+/*
+ * Runs marked lost.  The candidates are read, then each is marked by a
+ * write that changes it only if it still runs, all in one transaction:
+ * of several nodes doing this at once, each run's write changes it for
+ * exactly one (on MariaDB the others wait on the row lock, then find
+ * it lost already), and only that one returns it.  Rows are locked in
+ * id order, so two such transactions do not deadlock on each other.
+ */
+struct lost_arg {
+	int64_t		 timeout;
+	int64_t		 id;		/* store_run_lost(); 0: every node */
+	int		 marked;
+	struct vec	 v;		/* candidates, then those marked */
+};
+
 static int
 lost_fn(struct store *st, void *arg, struct store_error *err)
 {
-	struct count_arg	*a = arg;
-	struct sval		 p = SVI(a->a1);
+	struct lost_arg		*a = arg;
+	struct store_run	*r = NULL;
+	struct meta_arg		 m;
+	struct sval		 p[2];
 	int64_t			 changed;
+	size_t			 i, k;
+	unsigned char		*mark = NULL;
+	int			 rc = -1;
 
-	if (xexec(st, "lost", S_MARK_LOST, 0, &p, 1, NULL, NULL, &changed,
+	store_runs_free(a->v.v_p, a->v.v_n);
+	a->v.v_p = NULL;
+	a->v.v_n = a->v.v_cap = 0;
+	a->marked = 0;
+	memset(&m, 0, sizeof(m));
+	if (xexec(st, "lost", S_NOW, 0, NULL, 0, meta_row, &m, NULL,
 	    err) == -1)
 		return (-1);
-	a->n = (size_t)changed;
+	if (a->id != 0) {
+		p[0] = SVI(m.v);
+		p[1] = SVI(a->id);
+		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 2, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+		a->marked = changed == 1;
+		return (0);
+	}
+	if (xbegin(st, err) == -1)
+		return (-1);
+	p[0] = SVS(st->s_node);
+	p[1] = SVI(a->timeout);
+	if (xexec(st, "lost", S_LOST_FIND, 0, p, 2, run_row, &a->v, NULL,
+	    err) == -1)
+		goto out;
+	if (a->v.v_n > 0 && (mark = calloc(a->v.v_n, 1)) == NULL) {
+		nomem(err);
+		goto out;
+	}
+	r = a->v.v_p;
+	for (i = 0; i < a->v.v_n; i++) {
+		p[0] = SVI(m.v);
+		p[1] = SVI(r[i].r_id);
+		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 2, NULL, NULL,
+		    &changed, err) == -1)
+			goto out;
+		mark[i] = changed == 1;
+	}
+	if (xcommit(st, "lost", err) == -1)
+		goto out;
+	/* Keep the runs this call marked; free the others. */
+	for (i = k = 0; i < a->v.v_n; i++) {
+		if (!mark[i]) {
+			run_clear(&r[i]);
+			continue;
+		}
+		r[i].r_state = RUN_LOST;
+		r[i].r_end = m.v;
+		r[k++] = r[i];
+	}
+	a->v.v_n = k;
+	rc = 0;
+out:
+	free(mark);
+	return (rc);
+}
+
+int
+store_runs_mark_lost(struct store *st, int64_t timeout,
+    struct store_run **lost, size_t *n, struct store_error *err)
+{
+	struct lost_arg	 a;
+
+	err = err_init(err);
+	*lost = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.timeout = timeout;
+	a.v.v_size = sizeof(struct store_run);
+	if (run_op(st, lost_fn, &a, err) == -1) {
+		store_runs_free(a.v.v_p, a.v.v_n);
+		return (-1);
+	}
+	if (a.v.v_n == 0)
+		free(a.v.v_p);
+	else {
+		*lost = a.v.v_p;
+		*n = a.v.v_n;
+	}
 	return (0);
 }
 
 int
-store_runs_mark_lost(struct store *st, int64_t timeout, size_t *n,
+store_run_lost(struct store *st, int64_t id, int *marked,
     struct store_error *err)
 {
-	struct count_arg	 a;
+	struct lost_arg	 a;
 
 	err = err_init(err);
-	*n = 0;
+	*marked = 0;
+	if (id <= 0) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+		    "no run %lld", (long long)id);
+		return (-1);
+	}
 	memset(&a, 0, sizeof(a));
-	a.a1 = timeout;
+	a.id = id;
+	a.v.v_size = sizeof(struct store_run);
 	if (run_op(st, lost_fn, &a, err) == -1)
 		return (-1);
-	*n = a.n;
+	*marked = a.marked;
 	return (0);
 }
 

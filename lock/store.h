@@ -263,6 +263,9 @@ int	 store_run_start(struct store *, const char *, time_t, int, int,
  * store_run_end() records the end (node clock, ms) of run id: the wait
  * status as waitpid() gave it and the output, of which at most
  * sc_output_max bytes are kept (outlen is the whole length written).
+ * The run becomes RUN_FINISHED, or stays RUN_LOST if it was marked so
+ * meanwhile (see store_runs_mark_lost()); a finished run is not
+ * changed again.
  */
 int	 store_run_end(struct store *, int64_t, int64_t, int, const char *,
 	    size_t, struct store_error *);
@@ -303,8 +306,11 @@ void	 store_runs_free(struct store_run *, size_t);
  * Nodes.  store_heartbeat() records that this node is alive, with its
  * own clock now (ms) and its number of running jobs, and returns the
  * store's clock in *store_ms (the node's skew is node_ms - *store_ms,
- * give or take a round trip) and whether the node is draining.  The
- * first heartbeat of a process also records its start.
+ * give or take a round trip) and whether the node is draining.  It
+ * records the beat (store clock), that skew and the running count;
+ * the first heartbeat of a process also records its start.
+ * store_nodes_list() returns every node that ever beat, sorted by
+ * name, in a new array the caller frees with store_nodes_free().
  */
 enum store_node_state { NODE_ACTIVE = 0, NODE_DRAINING };
 struct store_node {
@@ -324,12 +330,30 @@ int	 store_nodes_list(struct store *, struct store_node **, size_t *,
 	    struct store_error *);
 void	 store_nodes_free(struct store_node *, size_t);
 /*
- * store_runs_mark_lost() marks as RUN_LOST the running runs of every
- * node whose last heartbeat is older than timeout_ms by the store's
- * clock, and returns how many in *n.
+ * Failure detection.  store_runs_mark_lost() marks RUN_LOST the running
+ * runs of every node other than this one whose last heartbeat is older
+ * than timeout_ms by the store's clock.  Each run is marked by its own
+ * conditional write (only if it still runs), so that when several
+ * nodes call this at once exactly one of them marks each run; the runs
+ * this call marked are returned in a new array *lost of *n copies
+ * (r_state RUN_LOST, r_end the store's clock when marked), which the
+ * caller frees with store_runs_free(), to log them and start again
+ * those whose job asks for it.  *lost is NULL when none.  Should the
+ * connection drop just as the marks commit, they stand but no call
+ * returns them: the runs show as lost in the history, not rerun.
+ *
+ * store_run_lost() marks run id lost if it still runs: for a node that
+ * restarts and finds runs of its own whose process is gone.  *marked is
+ * 1 when this call changed it, 0 when it had already ended or been
+ * marked lost (by another node).
+ *
+ * A run marked lost that ends after all (store_run_end()) keeps the
+ * state RUN_LOST and gets its end, exit status and output: its end
+ * became known later.
  */
-int	 store_runs_mark_lost(struct store *, int64_t, size_t *,
-	    struct store_error *);
+int	 store_runs_mark_lost(struct store *, int64_t, struct store_run **,
+	    size_t *, struct store_error *);
+int	 store_run_lost(struct store *, int64_t, int *, struct store_error *);
 
 /*
  * Leases: a named row held by one node until it expires (store clock),

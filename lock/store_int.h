@@ -68,7 +68,8 @@ enum stmt {
 	S_BEAT,			/* name, now, now, clock-now, running, first */
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
-	S_MARK_LOST,		/* timeout */
+	S_LOST_FIND,		/* node, timeout -> runcols */
+	S_RUN_LOSE,		/* ended, id */
 	S_LEASE_UPDATE,		/* holder, ttl, name, holder */
 	S_LEASE_INSERT,		/* name, holder, ttl */
 	S_LEASE_READ,		/* name -> holder */

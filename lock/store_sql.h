@@ -59,9 +59,11 @@
 #define SQL_RUN_FIND \
 	"SELECT id, node FROM runs WHERE job_id = ? AND fire = ? AND " \
 	"attempt = ?"
+/* A run marked lost stays lost: its end became known later. */
 #define SQL_RUN_END \
-	"UPDATE runs SET ended = ?, state = 1, exit_status = ?, sig = ?, " \
-	"output = ?, output_len = ? WHERE id = ? AND state IN (0, 2)"
+	"UPDATE runs SET ended = ?, state = CASE state WHEN 0 THEN 1 " \
+	"ELSE state END, exit_status = ?, sig = ?, output = ?, " \
+	"output_len = ? WHERE id = ? AND state IN (0, 2)"
 #define SQL_FIRE_NOTE \
 	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
 	"started, ended, state, exit_status, sig, output_len) " \
@@ -90,9 +92,15 @@
 #define SQL_NODES_LIST \
 	"SELECT name, started, beat, skew, state, running FROM nodes " \
 	"ORDER BY name"
-#define SQL_MARK_LOST \
-	"UPDATE runs SET state = 2, ended = " NOW " WHERE state = 0 AND " \
-	"node IN (SELECT name FROM nodes WHERE beat < " NOW " - ?)"
+/*
+ * The running runs of the other nodes gone silent, then each marked
+ * lost by a write that changes it only if it still runs.
+ */
+#define SQL_LOST_FIND \
+	SQL_RUNCOLS " WHERE state = 0 AND node <> ? AND node IN (SELECT " \
+	"name FROM nodes WHERE beat < " NOW " - ?) ORDER BY id"
+#define SQL_RUN_LOSE \
+	"UPDATE runs SET state = 2, ended = ? WHERE id = ? AND state = 0"
 #define SQL_LEASE_UPDATE \
 	"UPDATE leases SET holder = ?, expires = " NOW " + ? WHERE " \
 	"name = ? AND (holder = ? OR expires < " NOW ")"

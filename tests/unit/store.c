@@ -38,6 +38,7 @@ static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
 static void	 test_trim_claims(struct store *);
 static void	 test_nodes(struct store *, struct store *, struct store *);
+static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
 static int	 claim_again(struct store *, const char *, time_t, int *,
@@ -441,11 +442,9 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 {
 	struct store_error	 err;
 	struct store_node	*nd;
-	struct store_run	*r;
-	size_t			 n, i, lost;
-	int64_t			 sms, now = clock_now_ms(), id;
-	int			 dr, held, rc;
-	char			 job[40];
+	size_t			 n, i;
+	int64_t			 sms, now = clock_now_ms();
+	int			 dr, held;
 
 	ok(store_heartbeat(a, now + 60000, 2, &sms, &dr, &err) == 0,
 	    "heartbeat");
@@ -461,9 +460,17 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 			    (long long)nd[i].n_skew);
 			is_int(nd[i].n_running, 2, "running count");
 			ok(nd[i].n_started > 0, "start recorded");
+			ok(nd[i].n_beat >= nd[i].n_started &&
+			    nd[i].n_beat > sms - 60000 &&
+			    nd[i].n_beat <= sms, "beat recorded, store clock");
+			is_int(nd[i].n_state, NODE_ACTIVE, "active");
 		}
 	store_nodes_free(nd, n);
 	ok(store_node_drain(b, "nodeA", 1, &err) == 0, "drain A");
+	ok(store_nodes_list(b, &nd, &n, &err) == 0 && n == 3 &&
+	    strcmp(nd[0].n_name, "nodeA") == 0 &&
+	    nd[0].n_state == NODE_DRAINING, "listed as draining");
+	store_nodes_free(nd, n);
 	ok(store_heartbeat(a, now, 0, &sms, &dr, &err) == 0 && dr == 1,
 	    "A learns it drains");
 	ok(store_node_drain(b, "nodeA", 0, &err) == 0, "resume A");
@@ -472,20 +479,7 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 	ok(store_node_drain(b, "nodeZ", 1, &err) == -1 &&
 	    err.se_class == STORE_CONFLICT, "draining an unknown node fails");
 
-	/* Runs of a node that went silent. */
-	mkid(job, sizeof(job), "l", 1);
-	ok(store_run_start(c, job, 60, 1, 99, now, &id, &err) == 0,
-	    "C starts a run");
-	ok(store_runs_mark_lost(a, 3600000, &lost, &err) == 0 && lost == 0,
-	    "nothing lost while C beats");
-	rc = store_runs_mark_lost(a, -3600000, &lost, &err);
-	ok(rc == 0 && lost >= 1,
-	    "C's run marked lost once its beat is too old (%zu)", lost);
-	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 1 &&
-	    r[0].r_state == RUN_LOST, "state lost");
-	store_runs_free(r, n);
-	ok(store_run_end(c, id, now + 5, 0, "late", 4, &err) == 0,
-	    "a lost run that ends after all is recorded");
+	test_lost(a, b, c);
 
 	ok(store_lease_take(a, "chore", 60000, &held, &err) == 0 && held,
 	    "A takes a lease");
@@ -500,6 +494,150 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 	    "A takes an already expired lease");
 	ok(store_lease_take(b, "brief", 60000, &held, &err) == 0 && held,
 	    "B takes it over");
+}
+
+#define NLOST	40
+#define NMARKERS 4
+
+/*
+ * Runs of nodes gone silent are marked lost, each by exactly one of
+ * the nodes that look, and handed to it; a node's own runs are not
+ * its own to mark that way; a run marked lost that ends after all
+ * stays lost with its end recorded.
+ */
+static void
+test_lost(struct store *a, struct store *b, struct store *c)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	struct store		*d, *e;
+	size_t			 n, i, k;
+	int64_t			 now = clock_now_ms(), idc, ida, id, sms;
+	int64_t			 ids[NLOST], got;
+	int			 marked, dr, fd[2], seen[NLOST], twice = 0;
+	int			 status, good = 1;
+	pid_t			 pid[NMARKERS];
+	char			 job[40];
+	FILE			*fp;
+
+	mkid(job, sizeof(job), "l", 1);
+	ok(store_run_start(c, job, 60, 1, 99, now, &idc, &err) == 0,
+	    "C starts a run");
+	ok(store_run_start(a, job, 120, 1, 98, now, &ida, &err) == 0,
+	    "A starts a run");
+	ok(store_runs_mark_lost(a, 3600000, &r, &n, &err) == 0 && n == 0 &&
+	    r == NULL, "nothing lost while every node beats");
+	ok(store_runs_mark_lost(a, -3600000, &r, &n, &err) == 0 && n == 1 &&
+	    r != NULL, "every beat too old: A marks one run");
+	if (n == 1) {
+		is_int(r[0].r_id, idc, "C's, not its own");
+		is_int(r[0].r_state, RUN_LOST, "returned as lost");
+		is_str(r[0].r_node, "nodeC", "naming its node");
+		is_int(r[0].r_pid, 99, "and pid");
+		ok(r[0].r_end > 0, "marked at the store's clock");
+	}
+	store_runs_free(r, n);
+	ok(store_runs_mark_lost(b, -3600000, &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_id == ida, "B then marks only A's; C's was marked");
+	store_runs_free(r, n);
+	ok(store_runs_mark_lost(c, -3600000, &r, &n, &err) == 0 && n == 0,
+	    "C finds nothing left");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 2 &&
+	    r[0].r_state == RUN_LOST && r[1].r_state == RUN_LOST,
+	    "both lost in the history");
+	store_runs_free(r, n);
+	ok(store_run_end(c, idc, now + 5, 3 << 8, "late", 4, &err) == 0,
+	    "a lost run that ends after all is recorded");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 2,
+	    "listed");
+	if (n == 2) {
+		is_int(r[1].r_state, RUN_LOST, "it stays lost");
+		is_int(r[1].r_exit, 3, "with its exit status");
+		is_int(r[1].r_end, now + 5, "its end");
+		is_str(r[1].r_output, "late", "and output");
+	}
+	store_runs_free(r, n);
+
+	/* One run, marked by its own node after a restart. */
+	ok(store_run_start(a, job, 180, 1, 97, now, &id, &err) == 0,
+	    "A starts another run");
+	ok(store_run_lost(a, id, &marked, &err) == 0 && marked == 1,
+	    "A marks it lost");
+	ok(store_run_lost(b, id, &marked, &err) == 0 && marked == 0,
+	    "marking it again changes nothing");
+	ok(store_run_end(a, ida, now + 7, 0, "x", 1, &err) == 0 &&
+	    store_run_lost(a, ida, &marked, &err) == 0 && marked == 0,
+	    "nor does marking an ended run");
+	ok(store_run_start(a, job, 240, 1, 96, now, &id, &err) == 0 &&
+	    store_run_end(a, id, now + 9, 0, "first", 5, &err) == 0 &&
+	    store_run_end(a, id, now + 11, 1 << 8, "second", 6, &err) == 0,
+	    "a finished run ended twice");
+	ok(store_run_lost(a, id, &marked, &err) == 0 && marked == 0,
+	    "is not marked lost");
+	ok(store_runs_list(a, job, 1, &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_state == RUN_FINISHED && r[0].r_exit == 0 &&
+	    strcmp(r[0].r_output, "first") == 0, "and keeps its first end");
+	store_runs_free(r, n);
+
+	/*
+	 * Many runs of a silent node, several nodes marking at once: each
+	 * run is handed to exactly one of them.
+	 */
+	d = open_node(url1, "nodeD", 0);
+	ok(d != NULL && store_heartbeat(d, now, NLOST, &sms, &dr, &err) == 0,
+	    "D beats");
+	mkid(job, sizeof(job), "ld", 1);
+	for (i = 0; d != NULL && i < NLOST; i++)
+		if (store_run_start(d, job, 60 * (time_t)(i + 1), 1,
+		    (int)i + 1, now, &ids[i], &err) == -1)
+			break;
+	ok(i == NLOST, "D starts %d runs", NLOST);
+	store_close(d);
+	if (pipe(fd) == -1) {
+		ok(0, "pipe");
+		return;
+	}
+	for (k = 0; k < NMARKERS; k++) {
+		if ((pid[k] = fork()) == -1)
+			break;
+		if (pid[k] > 0)
+			continue;
+		/* A marker: one pass; print the ids of D's it marked. */
+		close(fd[0]);
+		snprintf(job, sizeof(job), "marker%zu", k);
+		if ((e = open_node(url1, job, 0)) == NULL ||
+		    store_runs_mark_lost(e, -3600000, &r, &n, &err) == -1)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (strcmp(r[i].r_node, "nodeD") == 0)
+				dprintf(fd[1], "%lld\n",
+				    (long long)r[i].r_id);
+		store_runs_free(r, n);
+		store_close(e);
+		_exit(0);
+	}
+	close(fd[1]);
+	memset(seen, 0, sizeof(seen));
+	if ((fp = fdopen(fd[0], "r")) != NULL) {
+		while (fscanf(fp, "%lld", (long long *)&got) == 1) {
+			for (i = 0; i < NLOST && ids[i] != got; i++)
+				;
+			if (i == NLOST)
+				good = 0;
+			else if (seen[i]++)
+				twice = 1;
+		}
+		fclose(fp);
+	}
+	for (i = 0; i < k; i++)
+		if (waitpid(pid[i], &status, 0) == -1 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			good = 0;
+	ok(good && k == NMARKERS, "%d markers ran", NMARKERS);
+	for (i = 0; i < NLOST; i++)
+		if (!seen[i])
+			good = 0;
+	ok(good && !twice, "each of D's runs was handed to exactly one");
 }
 
 static void
