@@ -27,6 +27,13 @@ struct verb {
 };
 
 int	 verb_next(int, char **);
+/* The admin verbs that read or change the store (admin.h). */
+int	 verb_status(int, char **);
+int	 verb_jobs(int, char **);
+int	 verb_history(int, char **);
+int	 verb_drain(int, char **);
+int	 verb_pause(int, char **);
+int	 verb_resume(int, char **);
 
 /*
  * The daemon's settings, from clustercron.conf and the command line;
@@ -58,6 +65,10 @@ struct dconf {
 	unsigned int	 c_busy_ms;	/* SQLite */
 	int64_t		 c_hist_age_ms;
 	size_t		 c_hist_runs;
+	int64_t		 c_node_timeout_ms; /* a silent node is dead */
+	int64_t		 c_max_skew_ms;	/* 0: not checked */
+	char		*c_metrics_file; /* NULL for none */
+	int		 c_load_spreading; /* busy nodes yield */
 };
 
 /*

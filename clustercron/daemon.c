@@ -207,10 +207,13 @@ store_connect(struct mtimer *t)
 		log_info("(CRON) STORE BACK (%s)", store_backend(D.d_st));
 	D.d_store_down = 0;
 	if (t != NULL) {
-		/* Reconnected after a failed start: catch up. */
+		/*
+		 * Reconnected after a failed start: catch up, once the
+		 * node has measured its clock (node.c).
+		 */
 		tables_register(1);
-		fire_recover();
 		node_start();
+		fire_recover();
 	}
 }
 
@@ -588,9 +591,11 @@ daemon_main(int argc, char **argv)
 	tables_scan_all(0);
 	tables_register(1);
 	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
+	/* The node's clock is measured before the first claim (node.c). */
+	metrics_init();
 	if (store_usable()) {
-		fire_recover();
 		node_start();
+		fire_recover();
 	}
 	reboot_jobs();
 	/*
@@ -606,6 +611,7 @@ daemon_main(int argc, char **argv)
 	tabsrv_close(D.d_tabsrv);
 	tables_free();
 	node_free();
+	metrics_free();
 	store_close(D.d_hb);
 	store_close(D.d_st);
 	heap_free(&D.d_wall);

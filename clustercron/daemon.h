@@ -336,5 +336,34 @@ void	 node_start(void);
 void	 node_beat(struct mtimer *);
 int	 node_preferred(const char *, time_t);
 void	 node_free(void);
+struct job *job_find(const char *);
+/*
+ * node_may_claim() says whether this node may claim cluster fires now.
+ * NC_DRAINED: it is drained, or its clock is too far from the store's;
+ * it claims nothing and the other nodes claim (the misfire pass is
+ * owed, no fire is kept).  NC_FENCED: it could not renew its heartbeat
+ * for node-timeout minus heartbeat-interval, so other nodes may soon
+ * take it for dead; it acts as if the store were down (fires are kept
+ * in doubt and settled later).  It may heartbeat once, synchronously,
+ * before saying NC_FENCED.
+ */
+enum node_claim { NC_OK, NC_DRAINED, NC_FENCED };
+enum node_claim node_may_claim(void);
+
+/*
+ * metrics.c: the Prometheus textfile, when metrics-file is set; every
+ * call is a no-op otherwise.  Strings are borrowed.  state is
+ * RUN_MISSED or RUN_SKIPPED; times are wall-clock ms; wstatus is as
+ * waitpid() gave it.  metrics_runs_lost() counts runs of node marked
+ * lost by this node.  The file is written at most about once a second,
+ * and only after a change.
+ */
+void	 metrics_init(void);
+void	 metrics_claims(size_t, size_t);
+void	 metrics_fire_noted(const char *, const char *, int);
+void	 metrics_run_end(const char *, const char *, int64_t, int64_t, int);
+void	 metrics_runs_lost(const char *, size_t);
+void	 metrics_flush(void);
+void	 metrics_free(void);
 
 #endif /* DAEMON_H */

@@ -31,7 +31,8 @@ enum {
 	K_SPOOL, K_STORE_TABLES, K_PIDFILE, K_REBOOTFILE, K_SENDMAIL,
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
-	K_ALLOW, K_DENY, K_COUNT
+	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
+	K_SPREADING, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -72,6 +73,13 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_SOCKET] = { "ctab-socket", CONF_STRING, 0, 0, 0, NULL },
 	[K_ALLOW] = { "cron-allow", CONF_STRING, 0, 0, 0, PATH_CRON_ALLOW },
 	[K_DENY] = { "cron-deny", CONF_STRING, 0, 0, 0, PATH_CRON_DENY },
+	/* Failure detection (node.c); node-timeout defaults to 3 beats. */
+	[K_NODE_TIMEOUT] = { "node-timeout", CONF_DURATION, 0, 1, 86400,
+	    NULL },
+	[K_MAX_SKEW] = { "max-clock-skew", CONF_DURATION, 0, 0, 86400,
+	    "2s" },
+	[K_METRICS] = { "metrics-file", CONF_STRING, 0, 0, 0, NULL },
+	[K_SPREADING] = { "load-spreading", CONF_BOOL, 0, 0, 1, "yes" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -180,6 +188,29 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
 	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
 	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);
+	/*
+	 * A node fences itself node-timeout minus heartbeat-interval
+	 * after its last renewal (node.c): that must leave it at least
+	 * one more beat to renew in.
+	 */
+	if (conf_isset(cf, K_NODE_TIMEOUT))
+		c->c_node_timeout_ms =
+		    (int64_t)conf_num(cf, K_NODE_TIMEOUT) * 1000;
+	else
+		c->c_node_timeout_ms = 3 * c->c_heartbeat_ms;
+	if (c->c_node_timeout_ms <= 2 * c->c_heartbeat_ms)
+		errx(1, "%s: node-timeout (%llds) must be more than twice "
+		    "heartbeat-interval (%llds)",
+		    c->c_file != NULL ? c->c_file : "configuration",
+		    (long long)(c->c_node_timeout_ms / 1000),
+		    (long long)(c->c_heartbeat_ms / 1000));
+	c->c_max_skew_ms = (int64_t)conf_num(cf, K_MAX_SKEW) * 1000;
+	conf_take(cf, K_METRICS, &c->c_metrics_file, NULL);
+	if (c->c_metrics_file != NULL && *c->c_metrics_file == '\0') {
+		free(c->c_metrics_file);
+		c->c_metrics_file = NULL;
+	}
+	c->c_load_spreading = conf_num(cf, K_SPREADING) != 0;
 	conf_free(cf);
 }
 
@@ -203,5 +234,6 @@ dconf_free(struct dconf *c)
 	free(c->c_socket);
 	free(c->c_allow);
 	free(c->c_deny);
+	free(c->c_metrics_file);
 	memset(c, 0, sizeof(*c));
 }
