@@ -187,3 +187,120 @@ dmn_cluster()
 	mkdir -p "$O"
 	chmod 777 "$O"
 }
+
+# Fault injection for the cluster tests (tests/cluster/).
+#
+#	has_feature TEXT	the daemon's binary holds TEXT: a
+#				configuration key or table option a test
+#				needs (it skips without it)
+#	dmn_crash NAME		the node dies at once, as in a power cut:
+#				the daemon and every process under it
+#				(its running jobs) get SIGKILL
+#	dmn_restart NAME	start it again; the log so far is kept
+#				in $T/NAME.log.N
+#	dmn_descendants PID	the processes under PID, children first
+#	runs_sql [WHERE]	the runs table as SQL sees it, one run a
+#				line: job fire attempt node state pid
+#				started ended (ms, node clock; 0 running)
+#	iso_epochs		ISO 8601 UTC instants on stdin, seconds
+#				since the epoch out
+#	fires_of FILE		the fire instants (first word) of a job's
+#				file, as seconds, sorted
+#	dups_of FILE		fire instants written more than once
+#	gaps_in STEP FROM TO	on stdin sorted seconds; prints every
+#				multiple of STEP in [FROM, TO] missing
+#	elapsed			seconds since the test began (its log
+#				ends with it)
+
+T0=$(date +%s)
+
+has_feature()
+{
+	grep -qaF -- "$1" "$CLUSTERCRON"
+}
+
+dmn_descendants()
+{
+	ps -e -o pid= -o ppid= | awk -v root="$1" '
+	    { parent[$1] = $2 }
+	    END {
+		n = 0; q[n++] = root
+		for (i = 0; i < n; i++)
+			for (p in parent)
+				if (parent[p] == q[i] && p != q[i]) {
+					q[n++] = p
+					print p
+				}
+	    }'
+}
+
+dmn_crash()
+{
+	_p=$(cat "$T/$1/pid.shell")
+	# Stopped first, so that it starts nothing while its jobs are
+	# listed.
+	kill -STOP "$_p" 2>/dev/null
+	_kids=$(dmn_descendants "$_p")
+	kill -9 "$_p" 2>/dev/null
+	for _k in $_kids; do
+		kill -9 "$_k" 2>/dev/null
+	done
+	if ! wait_for 10 dmn_dead "$1"; then
+		fail "$1 did not die"
+		return 1
+	fi
+	return 0
+}
+
+dmn_restart()
+{
+	_k=1
+	while [ -f "$T/$1.log.$_k" ]; do
+		_k=$((_k + 1))
+	done
+	cp "$T/$1.log" "$T/$1.log.$_k"
+	dmn_start "$@"
+}
+
+runs_sql()
+{
+	mdb_sql "SELECT job_id, fire, attempt, node, CASE state
+	    WHEN 0 THEN 'running' WHEN 1 THEN 'finished' WHEN 2 THEN 'lost'
+	    WHEN 3 THEN 'missed' WHEN 4 THEN 'skipped' ELSE state END,
+	    pid, started, COALESCE(ended, 0) FROM runs ${1:-} ORDER BY id" |
+	    tr '\t' ' '
+}
+
+iso_epochs()
+{
+	sed 's/T/ /; s/Z$/ UTC/' | date -u -f - +%s
+}
+
+fires_of()
+{
+	[ -s "$1" ] || return 0
+	cut -d' ' -f1 "$1" | iso_epochs | sort -n
+}
+
+dups_of()
+{
+	[ -s "$1" ] || return 0
+	cut -d' ' -f1 "$1" | sort | uniq -d
+}
+
+gaps_in()
+{
+	awk -v step="$1" -v from="$2" -v to="$3" '
+	    { have[$1] = 1 }
+	    END {
+		t = from + (step - from % step) % step
+		for (; t <= to; t += step)
+			if (!(t in have))
+				print "missing", t
+	    }'
+}
+
+elapsed()
+{
+	echo "$(($(date +%s) - T0)) s"
+}
