@@ -571,11 +571,14 @@ queued_cmp(const void *a, const void *b)
 
 /*
  * Claim the cluster fires queued in this turn: one store_claim_batch()
- * per instant.  A job the batch did not win may only have been skipped
- * because another node's transaction held its row, so it is tried
- * again on its own, which waits for that row and then tells the truth.
- * Jobs that went away meanwhile were taken off the queue by
- * fire_forget().
+ * per instant.  A job the batch did not win but whose row still read
+ * free (won 2: another node's transaction held it) is tried again on
+ * its own, which waits for that row and then tells the truth; one
+ * taken already (0) is not, which on a cluster is nearly every job of
+ * a burst that this node is not the preferred claimant of.  Every
+ * claim is made before any job is started, so that the store's round
+ * trips do not come between a fire and its fork.  Jobs that went away
+ * meanwhile were taken off the queue by fire_forget().
  */
 void
 fire_flush(void)
@@ -584,9 +587,9 @@ fire_flush(void)
 	const char		**ids;
 	char			(*hex)[CRON_IDLEN + 1];
 	unsigned char		*won;
-	size_t			 i, k, n, nwon, total = nqueue;
-	int64_t			 t0 = clock_mono();
-	int			 w;
+	size_t			 i, k, n, nwon, total = nqueue, nstart = 0;
+	int64_t			 t0 = clock_mono(), t1;
+	int			 w, down = 0;
 	char			 hex0[CRON_IDLEN + 1];
 
 	if (nqueue == 0)
@@ -608,41 +611,66 @@ fire_flush(void)
 	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
 	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
 	hex = xreallocarray(NULL, nqueue, sizeof(*hex));
-	won = xmalloc(nqueue);
+	won = xcalloc(nqueue, 1);
+	for (i = 0; i < nqueue; i++)
+		ids[i] = job_id(queue[i].q_job, hex[i]);
 	for (i = 0; i < nqueue; i = k) {
 		for (k = i; k < nqueue && queue[k].q_fire == queue[i].q_fire;
 		    k++)
-			ids[k - i] = job_id(queue[k].q_job, hex[k]);
-		n = k - i;
-		if (n == 1) {
-			fire_one(queue[i].q_job, queue[i].q_fire, 0);
+			;
+		/*
+		 * The store failed: the fires in flight are in doubt, the
+		 * rest were never claimed (dropped): both are settled
+		 * when it answers again.
+		 */
+		if (down) {
+			for (n = i; n < k; n++)
+				doubt_add(hex[n], queue[n].q_fire, 1);
 			continue;
 		}
-		if (store_claim_batch(D.d_st, ids, n, queue[i].q_fire, n, won,
-		    &nwon, &se) == -1) {
+		n = k - i;
+		if (n > 1 && store_claim_batch(D.d_st, ids + i, n,
+		    queue[i].q_fire, n, won + i, &nwon, &se) == -1) {
 			store_failed("claiming fires", &se);
 			for (n = i; n < k; n++)
 				doubt_add(hex[n], queue[n].q_fire, 0);
-			break;
+			memset(won + i, 0, k - i);
+			down = 1;
+			continue;
 		}
-		fire_store_ok();
+		if (n == 1)
+			won[i] = 2;
 		for (n = i; n < k; n++) {
-			w = won[n - i];
-			if (w != 1 && store_claim(D.d_st, hex[n],
+			if (won[n] != 2)
+				continue;
+			if (down || store_claim(D.d_st, hex[n],
 			    queue[n].q_fire, &w, &se) == -1) {
-				store_failed("claiming a fire", &se);
-				doubt_add(hex[n], queue[n].q_fire, 0);
+				if (!down)
+					store_failed("claiming a fire", &se);
+				doubt_add(hex[n], queue[n].q_fire, down);
 				w = 0;
+				down = 1;
 			}
-			fire_won(queue[n].q_job, queue[n].q_fire, w, 0);
+			won[n] = (unsigned char)w;
 		}
+	}
+	if (!down)
+		fire_store_ok();
+	t1 = clock_mono();
+	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", total,
+	    (long long)(t1 - t0));
+	for (i = 0; i < nqueue; i++) {
+		if (won[i] == 1)
+			nstart++;
+		fire_won(queue[i].q_job, queue[i].q_fire, won[i], 0);
 	}
 	free(ids);
 	free(hex);
 	free(won);
 	nqueue = 0;
-	log_debug("(CRON) FLUSH (%zu fires in %lld ms)", total,
-	    (long long)(clock_mono() - t0));
+	if (nstart > 0)
+		log_debug("(CRON) STARTS (%zu fires in %lld ms)", nstart,
+		    (long long)(clock_mono() - t1));
 }
 
 /* A job goes away: take it off the queue of fires to claim. */

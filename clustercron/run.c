@@ -85,6 +85,9 @@ static struct mtimer	 start_t = { { 0, TIMER_IDLE }, start_timer, NULL };
 static size_t		 nrecord;
 /* Attempts between fork and exec. */
 static size_t		 nstarting;
+/* Ends recorded in this turn, and the ms they took, for -d. */
+static size_t		 nended;
+static int64_t		 endms;
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -328,6 +331,12 @@ run_record(void)
 	int64_t			 t0 = clock_mono();
 	size_t			 n = 0;
 
+	if (nended > 0) {
+		log_debug("(CRON) ENDS (%zu runs in %lld ms)", nended,
+		    (long long)endms);
+		nended = 0;
+		endms = 0;
+	}
 	if (nrecord == 0)
 		return;
 	nrecord = 0;
@@ -481,6 +490,7 @@ attempt_end(struct fire *f)
 	char			 status[128], when[32];
 	int			 failed;
 	uint32_t		 delay;
+	int64_t			 t0;
 
 	mtimer_del(&f->f_timer);
 	D.d_nrunning--;
@@ -507,11 +517,15 @@ attempt_end(struct fire *f)
 	if (f->f_torecord)
 		run_record();
 	ob = &f->f_sj->sj_output;
-	if (f->f_runid != 0 && D.d_st != NULL &&
-	    store_run_end(D.d_st, f->f_runid, clock_now_ms(), f->f_wstatus,
-	    ob->ob_buf != NULL ? ob->ob_buf : "", (size_t)ob->ob_total,
-	    &se) == -1)
-		store_failed("recording the end of a run", &se);
+	if (f->f_runid != 0 && D.d_st != NULL) {
+		t0 = clock_mono();
+		if (store_run_end(D.d_st, f->f_runid, clock_now_ms(),
+		    f->f_wstatus, ob->ob_buf != NULL ? ob->ob_buf : "",
+		    (size_t)ob->ob_total, &se) == -1)
+			store_failed("recording the end of a run", &se);
+		nended++;
+		endms += clock_mono() - t0;
+	}
 	if ((pw = getpwnam(f->f_owner)) != NULL)
 		mail_output(f, pw);
 	history_trim();

@@ -8,7 +8,9 @@
 # execs stamp.c (built here), which writes its scheduled instant and the
 # time it started.  Prints the runs per node, duplicates (must be 0) and
 # the latency from the scheduled instant to the job's start: median,
-# p99, max.
+# p99, max.  The daemons run with -d, and their debug lines say where
+# a node's time went at each burst: claiming (FLUSH), recording the
+# starts (RECORD) and the ends (ENDS) in the store.
 #
 #	top_srcdir=. top_builddir=. bench/daemon/latency.sh \
 #	    [jobs [rounds [nodes]]]
@@ -21,6 +23,7 @@ top_builddir=${top_builddir:-$top_srcdir}
 export top_srcdir top_builddir
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
+DMN_FLAGS=-d
 ${CC:-cc} -O2 -o "$T/stamp" "$top_srcdir/bench/daemon/stamp.c" || exit 1
 
 all=$(seq -f 'n%g' 1 "$NODES" | tr '\n' ' ')
@@ -39,9 +42,21 @@ done
 for n in $all; do
 	dmn_start $n
 done
+# cpu PID: user and system CPU time of a process, in clock ticks.
+cpu()
+{
+	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
 want=$((N * R))
+mdb0=$(cpu "$MDB_PID")
 wait_for $((25 * R + 30)) at_least "$want" "$O/lat"
 sleep 2
+hz=$(getconf CLK_TCK)
+for n in $all; do
+	echo "$n CPU: $(cpu "$(dmn_pid $n)") ticks of 1/$hz s" >>"$T/cpu"
+done
+echo "mariadbd CPU during the rounds: $(($(cpu "$MDB_PID") - mdb0))" \
+    "ticks of 1/$hz s" >>"$T/cpu"
 for n in $all; do
 	dmn_stop $n
 done
@@ -49,6 +64,14 @@ done
 echo "jobs $N, rounds $R, runs $(count_lines "$O/lat") (of at least $want)"
 echo "duplicates: $(awk '{ print $1, $4 }' "$O/lat" | sort | uniq -d | wc -l)"
 awk '{ print $3 }' "$O/lat" | sort | uniq -c | sed 's/^/runs per node: /'
+cat "$T/cpu"
+# Per node: fires and ms of each kind of store work, summed over the run.
+for n in $all; do
+	sed -n 's/.*(CRON) \([A-Z]*\) (\([0-9]*\) [a-z]* in \([0-9]*\) ms)$/\1 \2 \3/p' \
+	    "$T/$n.log" | awk -v n=$n '{ c[$1] += $2; t[$1] += $3; k[$1]++ }
+	    END { for (w in c) printf "%s %s: %d in %d calls, %d ms\n", n, w,
+	    c[w], k[w], t[w] }' | sort
+done
 while read -r fire start node i; do
 	f=$(date -u -d "$(echo "$fire" | sed 's/T/ /; s/Z$//')" +%s)
 	echo "$start $f" | awk '{ printf "%.3f\n", $1 - $2 }'
