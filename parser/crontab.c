@@ -651,6 +651,13 @@ do_clustercron(struct pstate *st, const char *l, size_t lineno,
 			o->o_grace = d;
 		} else
 			goto bad_misfire;
+	} else if (IS("LOST")) {
+		if (VIS("mark"))
+			o->o_lost = LOST_MARK;
+		else if (VIS("rerun"))
+			o->o_lost = LOST_RERUN;
+		else
+			goto bad_lost;
 	} else if (IS("TIMEOUT")) {
 		if (parse_duration(v, vlen, &d) == -1)
 			goto bad_duration;
@@ -723,8 +730,8 @@ do_clustercron(struct pstate *st, const char *l, size_t lineno,
 		*okp = 0;
 		return (add_diag(st, lineno, ev->v_name + 1, 0, "found unknown "
 		    "clustercron variable CLUSTERCRON_%.*s, expected "
-		    "CLUSTERCRON_ and one of SCOPE, OVERLAP, MISFIRE, TIMEOUT, "
-		    "RETRY, NAME, SPREAD, SECONDS",
+		    "CLUSTERCRON_ and one of SCOPE, OVERLAP, MISFIRE, LOST, "
+		    "TIMEOUT, RETRY, NAME, SPREAD, SECONDS",
 		    (int)(varlen > QUOTE_MAX ? QUOTE_MAX : varlen), var));
 	}
 #undef IS
@@ -745,6 +752,10 @@ bad_misfire:
 	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
 	    "CLUSTERCRON_MISFIRE, expected skip, catchup or catchup:DURATION "
 	    "(1s to 7d)", qn, v));
+bad_lost:
+	*okp = 0;
+	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
+	    "CLUSTERCRON_LOST, expected mark or rerun", qn, v));
 bad_duration:
 	*okp = 0;
 	return (add_diag(st, lineno, col, 0, "found \"%.*s\" for "
@@ -1059,6 +1070,7 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 	st.p_opts.o_scope = SCOPE_CLUSTER;
 	st.p_opts.o_overlap = OVERLAP_ALLOW;
 	st.p_opts.o_misfire = MISFIRE_SKIP;
+	st.p_opts.o_lost = LOST_MARK;
 
 	for (off = 0, lineno = 1; off < len; lineno++) {
 		l = buf + off;

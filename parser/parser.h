@@ -73,12 +73,14 @@ int	 cron_expr_parse(const char *, int, struct cron_sched *,
 enum cron_scope		{ SCOPE_CLUSTER, SCOPE_NODE };
 enum cron_overlap	{ OVERLAP_ALLOW, OVERLAP_FORBID };
 enum cron_misfire	{ MISFIRE_SKIP, MISFIRE_CATCHUP };
+enum cron_lost		{ LOST_MARK, LOST_RERUN };
 
 #define CRON_MAXRETRY	8
 struct cron_opts {
 	enum cron_scope	 o_scope;	/* CLUSTERCRON_SCOPE */
 	enum cron_overlap o_overlap;	/* CLUSTERCRON_OVERLAP */
 	enum cron_misfire o_misfire;	/* CLUSTERCRON_MISFIRE */
+	enum cron_lost	 o_lost;	/* CLUSTERCRON_LOST */
 	uint32_t	 o_grace;	/* catch-up window, seconds */
 	uint32_t	 o_timeout;	/* CLUSTERCRON_TIMEOUT, 0 none */
 	uint32_t	 o_spread;	/* CLUSTERCRON_SPREAD, 0 none */

@@ -276,6 +276,9 @@ render_opt(const struct cron_entry *e, const char *key, char *buf,
 	else if (strcmp(key, "misfire") == 0)
 		(void)strlcpy(buf, o->o_misfire == MISFIRE_CATCHUP ?
 		    "catchup" : "skip", size);
+	else if (strcmp(key, "lost") == 0)
+		(void)strlcpy(buf, o->o_lost == LOST_RERUN ? "rerun" : "mark",
+		    size);
 	else if (strcmp(key, "grace") == 0)
 		(void)snprintf(buf, size, "%u", o->o_grace);
 	else if (strcmp(key, "timeout") == 0)
