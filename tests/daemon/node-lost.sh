@@ -1,0 +1,77 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# node-lost.sh: a daemon on SQLite killed with kill -9 while two runs
+# of it go on (each job in its own session outlives it).  One job's
+# process is gone when the daemon comes back: its run is marked lost at
+# once.  The other is still alive: it stays running in the store (on
+# SQLite nobody looks again until the next start), and the start after
+# it ended marks it lost.  No fire is started twice.  Before that: a
+# node-timeout not above twice the heartbeat is refused, naming the key.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+
+O=$T/jobs
+mkdir "$O"
+chmod 777 "$O"
+
+dmn_setup bad <<EOF
+heartbeat-interval = 5s
+node-timeout = 10s
+EOF
+run "$CLUSTERCRON" -f -c "$T/bad/clustercron.conf"
+same "node-timeout of twice the heartbeat refused" "$rc" 1
+contains "the message names node-timeout" "$err" "node-timeout"
+
+dmn_setup n1 </dev/null
+# Two jobs, each due once, a few seconds from now: they note their pid
+# (the shell's, which becomes the sleep) and sleep.
+t=$(($(date +%s) + 4))
+when=$(date -u -d "@$t" +'%-S %-M %-H')
+cat >"$T/n1/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+CRON_TZ=UTC
+MAILTO=""
+$when * * * $ME echo \$\$ >>$O/a.pid; exec sleep 120
+$when * * * $ME echo \$\$ >>$O/b.pid; exec sleep 121
+EOF
+dmn_start n1
+wait_for 20 test -s "$O/a.pid" || fail "job a did not start"
+wait_for 20 test -s "$O/b.pid" || fail "job b did not start"
+running2() { [ "$(runs | awk '$5 == "running"' | wc -l)" -eq 2 ]; }
+wait_for 10 running2 || fail "the two runs are not recorded running"
+jobs=$(runs | awk '{ print $1 }' | sort -u)
+
+kill -9 "$(dmn_pid n1)"
+wait_for 10 dmn_dead n1 || fail "n1 did not die"
+apid=$(cat "$O/a.pid")
+bpid=$(cat "$O/b.pid")
+kill "$apid"
+gone() { ! kill -0 "$1" 2>/dev/null; }
+wait_for 10 gone "$apid" || fail "job a did not end"
+
+dmn_start n1
+wait_for 10 in_log n1 'LOST \(n1 [0-9a-f]{32} .* attempt 1: its end is unknown\)' ||
+    fail "the run of the gone process was not marked lost"
+wait_for 10 in_log n1 'INFO \(2 runs of an earlier life' ||
+    fail "the earlier runs were not found"
+r=$(runs)
+same "one run lost, one still running" \
+    "$(echo "$r" | awk '{ print $5 }' | sort | tr '\n' ' ')" "lost running "
+dmn_stop n1
+kill "$bpid"
+wait_for 10 gone "$bpid" || fail "job b did not end"
+
+dmn_start n1
+wait_for 10 in_log n1 'LOST \(n1 [0-9a-f]{32} .* its end is unknown\)' ||
+    fail "the second run was not marked lost once gone"
+dmn_stop n1
+r=$(runs)
+same "both runs lost" "$(echo "$r" | awk '{ print $5 }' | sort |
+    tr '\n' ' ')" "lost lost "
+same "each job started once" "$(echo "$r" | awk '{ print $1 }' | sort)" \
+    "$jobs"
+same "job a ran once" "$(count_lines "$O/a.pid")" 1
+same "job b ran once" "$(count_lines "$O/b.pid")" 1
+finish
