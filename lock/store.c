@@ -113,6 +113,7 @@ static int	 find_row(void *, const struct sval *, size_t);
 static int	 start_fn(struct store *, void *, struct store_error *);
 static int	 end_fn(struct store *, void *, struct store_error *);
 static int	 note_fn(struct store *, void *, struct store_error *);
+static int	 fail_fn(struct store *, void *, struct store_error *);
 static int	 run_row(void *, const struct sval *, size_t);
 static void	 run_clear(struct store_run *);
 static void	 runs_free(void *, size_t);
@@ -207,6 +208,7 @@ static const char *const fault_points[] = {
 	"run_start.find.before", "run_start.find.after",
 	"run_end.before", "run_end.after",
 	"run_end.commit.before", "run_end.commit.after",
+	"run_fail.before", "run_fail.after",
 	"register.scan.before", "register.scan.after",
 	"register.before", "register.after",
 	"register.commit.before", "register.commit.after",
@@ -963,15 +965,17 @@ struct digest {
 
 /*
  * FNV-1a over the descriptive columns, NUL-separated: what registering
- * would write.  A changed digest means the row must be written.
+ * would write.  A changed digest means the row must be written.  The
+ * name counts only when there is one, so that the digests of unnamed
+ * jobs stored before names were (schema 3) still match.
  */
 static int64_t
 job_digest(const struct store_job *j)
 {
-	const char	*f[5];
+	const char	*f[6];
 	char		 num[64];
 	uint64_t	 h = 0xcbf29ce484222325ULL;
-	size_t		 i;
+	size_t		 i, nf = 5;
 	const char	*c;
 
 	f[0] = j->j_owner;
@@ -981,7 +985,9 @@ job_digest(const struct store_job *j)
 	snprintf(num, sizeof(num), "%d/%d/%d/%u", j->j_scope, j->j_overlap,
 	    j->j_misfire, (unsigned int)j->j_grace);
 	f[4] = num;
-	for (i = 0; i < 5; i++) {
+	if (j->j_name != NULL && *j->j_name != '\0')
+		f[nf++] = j->j_name;
+	for (i = 0; i < nf; i++) {
 		for (c = f[i] != NULL ? f[i] : ""; *c != '\0'; c++) {
 			h ^= (unsigned char)*c;
 			h *= 0x100000001b3ULL;
@@ -1041,7 +1047,7 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	memset(&dv, 0, sizeof(dv));
 	dv.v_size = sizeof(struct digest);
 	max = st->s_ops->o_max_rows;
-	if ((p = reallocarray(NULL, max, 10 * sizeof(*p))) == NULL ||
+	if ((p = reallocarray(NULL, max, JOB_NCOLS * sizeof(*p))) == NULL ||
 	    (todo = reallocarray(NULL, a->n, sizeof(*todo))) == NULL) {
 		nomem(err);
 		goto out;
@@ -1074,23 +1080,24 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 		for (i = 0; i < k; i++) {
 			j = todo[off + i];
 			sum = job_digest(j);
-			p[i * 10 + 0] = SVS(j->j_id);
-			p[i * 10 + 1] = clip(j->j_owner, STORE_OWNERMAX);
-			p[i * 10 + 2] = clip(j->j_sched, STORE_SCHEDMAX);
-			p[i * 10 + 3] = clip(j->j_zone, STORE_ZONEMAX);
-			p[i * 10 + 4] = clip(j->j_cmd, STORE_CMDMAX);
-			p[i * 10 + 5] = SVI(j->j_scope);
-			p[i * 10 + 6] = SVI(j->j_overlap);
-			p[i * 10 + 7] = SVI(j->j_misfire);
-			p[i * 10 + 8] = SVI(j->j_grace);
-			p[i * 10 + 9] = SVI(sum);
+			p[i * JOB_NCOLS + 0] = SVS(j->j_id);
+			p[i * JOB_NCOLS + 1] = clip(j->j_owner, STORE_OWNERMAX);
+			p[i * JOB_NCOLS + 2] = clip(j->j_sched, STORE_SCHEDMAX);
+			p[i * JOB_NCOLS + 3] = clip(j->j_zone, STORE_ZONEMAX);
+			p[i * JOB_NCOLS + 4] = clip(j->j_cmd, STORE_CMDMAX);
+			p[i * JOB_NCOLS + 5] = SVI(j->j_scope);
+			p[i * JOB_NCOLS + 6] = SVI(j->j_overlap);
+			p[i * JOB_NCOLS + 7] = SVI(j->j_misfire);
+			p[i * JOB_NCOLS + 8] = SVI(j->j_grace);
+			p[i * JOB_NCOLS + 9] = SVI(sum);
+			p[i * JOB_NCOLS + 10] = clip(j->j_name, STORE_NAMEMAX);
 		}
 		/* MariaDB: a commit every few thousand rows, not each. */
 		if (!local && intrx == 0 && k < ntodo &&
 		    xbegin(st, err) == -1)
 			goto out;
-		if (xexec(st, "register", S_JOB_UPSERT, k, p, k * 10, NULL,
-		    NULL, NULL, err) == -1)
+		if (xexec(st, "register", S_JOB_UPSERT, k, p,
+		    k * JOB_NCOLS, NULL, NULL, NULL, err) == -1)
 			goto out;
 		intrx += k;
 		if (!local && st->s_in_trx && (intrx >= REG_TRX_ROWS ||
@@ -1143,13 +1150,15 @@ job_row(void *arg, const struct sval *c, size_t n)
 	    (j->j_sched = strdup(str_of(&c[2]))) == NULL ||
 	    (j->j_zone = strdup(str_of(&c[3]))) == NULL ||
 	    (j->j_cmd = strdup(str_of(&c[4]))) == NULL ||
-	    (j->j_claimed_by = strdup(str_of(&c[11]))) == NULL) {
+	    (j->j_claimed_by = strdup(str_of(&c[11]))) == NULL ||
+	    (j->j_name = strdup(str_of(&c[13]))) == NULL) {
 		((struct vec *)arg)->v_n--;
 		free(j->j_id);
 		free(j->j_owner);
 		free(j->j_sched);
 		free(j->j_zone);
 		free(j->j_cmd);
+		free(j->j_claimed_by);
 		return (-1);
 	}
 	j->j_scope = (int)int_of(&c[5]);
@@ -1217,6 +1226,7 @@ store_jobs_free(struct store_job *j, size_t n)
 		free(j[i].j_zone);
 		free(j[i].j_cmd);
 		free(j[i].j_claimed_by);
+		free(j[i].j_name);
 	}
 	free(j);
 }
@@ -1890,6 +1900,8 @@ store_run_state_name(enum store_run_state s)
 		return ("missed");
 	case RUN_SKIPPED:
 		return ("skipped");
+	case RUN_FAILED:
+		return ("failed");
 	}
 	return ("unknown");
 }
@@ -1952,19 +1964,19 @@ start_fn(struct store *st, void *arg, struct store_error *err)
 		st->s_ops->o_rollback(st);
 		st->s_in_trx = 0;
 	}
-	/* Recorded already: by us (a lost result), or someone else. */
+	/* Recorded already, by us: an earlier call whose result was lost. */
 	a->found = 0;
 	memset(err, 0, sizeof(*err));
-	if (xexec(st, "run_start.find", S_RUN_FIND, 0, p, 3, find_row, a,
+	if (xexec(st, "run_start.find", S_RUN_FIND, 0, p, 4, find_row, a,
 	    NULL, err) == -1)
 		return (-1);
-	if (a->found && strcmp(a->node, st->s_node) == 0) {
+	if (a->found) {
 		*a->id = a->fid;
 		return (0);
 	}
 	store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "attempt %d of fire "
-	    "%lld of job %s was started by node %s", a->attempt,
-	    (long long)a->fire, a->job, a->found ? a->node : "(unknown)");
+	    "%lld of job %s on node %s: recorded, then not found",
+	    a->attempt, (long long)a->fire, a->job, st->s_node);
 	return (-1);
 }
 
@@ -2055,6 +2067,48 @@ note_fn(struct store *st, void *arg, struct store_error *err)
 	p[5] = SVI(a->state);
 	return (xexec(st, "note", S_FIRE_NOTE, 0, p, 6, NULL, NULL, NULL,
 	    err));
+}
+
+static int
+fail_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[8];
+
+	p[0] = SVS(a->job);
+	p[1] = SVI(a->fire);
+	p[2] = SVI(a->attempt);
+	p[3] = SVS(st->s_node);
+	p[4] = SVI(a->t);
+	p[5] = SVI(a->t);
+	p[6] = SVB(a->out, a->outlen);
+	p[7] = SVI(a->total);
+	return (xexec(st, "run_fail", S_RUN_FAIL, 0, p, 8, NULL, NULL, NULL,
+	    err));
+}
+
+int
+store_run_fail(struct store *st, const char *job, time_t fire, int attempt,
+    int64_t when, const char *why, struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	if (attempt < 1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+		    "run attempts count from 1");
+		return (-1);
+	}
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	a.attempt = attempt;
+	a.t = when;
+	a.out = why != NULL ? why : "";
+	a.total = (int64_t)strlen(a.out);
+	a.outlen = (size_t)a.total < st->s_output_max ? (size_t)a.total :
+	    st->s_output_max;
+	return (run_op(st, fail_fn, &a, err));
 }
 
 int

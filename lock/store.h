@@ -135,8 +135,10 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
 #define STORE_SCHEDMAX	255
 #define STORE_ZONEMAX	64
 #define STORE_CMDMAX	1024
+#define STORE_NAMEMAX	255
 struct store_job {
 	char		*j_id;
+	char		*j_name;	/* CLUSTERCRON_NAME, or "" (or NULL) */
 	char		*j_owner;
 	char		*j_sched;	/* schedule text as written */
 	char		*j_zone;	/* CRON_TZ, or "" */
@@ -154,8 +156,11 @@ struct store_job {
 
 /*
  * store_jobs_register() inserts or updates n jobs (their j_id .. j_grace
- * members; j_paused is left as the store has it).  Borrowed.  Done in
- * one transaction on SQLite and in multi-row batches on MariaDB.
+ * members and j_name, NULL meaning ""; j_paused is left as the store
+ * has it).  Borrowed.  A row is unchanged, and not written, when all of
+ * these are as stored.  Done in one transaction on SQLite and in
+ * multi-row batches on MariaDB.  The listing functions return j_name
+ * as a string, "" for a job without one.
  */
 int	 store_jobs_register(struct store *, const struct store_job *,
 	    size_t, struct store_error *);
@@ -221,16 +226,21 @@ int	 store_claim_batch(struct store *, const char *const *, size_t,
 	    time_t, size_t, unsigned char *, size_t *, struct store_error *);
 
 /*
- * Runs.  A fire's life: claimed -> running -> finished | lost; or a
- * fire nobody started: missed | skipped.  One row per (job, fire,
- * attempt); attempt 0 is reserved for missed and skipped fires.
+ * Runs.  A fire's life: claimed -> running -> finished | lost; or
+ * claimed -> failed (the job could not be started); or a fire nobody
+ * started: missed | skipped.  One row per (job, fire, attempt, node):
+ * a job of node scope runs on every node and each node records its own
+ * run, while a cluster fire is started, and so recorded, only by the
+ * node whose claim won it.  Attempt 0 is reserved for missed and
+ * skipped fires.
  */
 enum store_run_state {
 	RUN_RUNNING = 0,
 	RUN_FINISHED,
 	RUN_LOST,	/* its node stopped heartbeating */
 	RUN_MISSED,	/* no node could start it in time */
-	RUN_SKIPPED	/* overlap forbidden: the previous run still ran */
+	RUN_SKIPPED,	/* overlap forbidden: the previous run still ran */
+	RUN_FAILED	/* could not start: fork, exec, user lookup... */
 };
 const char *store_run_state_name(enum store_run_state);
 
@@ -255,7 +265,8 @@ struct store_run {
  * store_run_start() records that this node started attempt (>= 1) of a
  * fire as pid at start (node clock, ms) and returns the run's id in
  * *id.  Idempotent for this node: recording the same attempt again
- * returns the first id; another node's row for it is STORE_CONFLICT.
+ * returns the first id.  Another node recording the same attempt gets
+ * a row of its own (node scope).
  */
 int	 store_run_start(struct store *, const char *, time_t, int, int,
 	    int64_t, int64_t *, struct store_error *);
@@ -270,9 +281,20 @@ int	 store_run_start(struct store *, const char *, time_t, int, int,
 int	 store_run_end(struct store *, int64_t, int64_t, int, const char *,
 	    size_t, struct store_error *);
 /*
+ * store_run_fail() records that this node could not start attempt
+ * (>= 1) of a fire: one row in state RUN_FAILED at `when' (node clock,
+ * ms) as both start and end, exit status -1, and the reason `why' as
+ * its output (cut to sc_output_max).  Recording it again keeps the
+ * first record, and so does a row this node already has for that
+ * attempt.
+ */
+int	 store_run_fail(struct store *, const char *, time_t, int, int64_t,
+	    const char *, struct store_error *);
+/*
  * store_fire_note() records a fire that was not started, as RUN_MISSED
  * or RUN_SKIPPED (attempt 0, this node, at `when', ms).  Noting it
- * twice, from any node, keeps the first note.
+ * twice from one node keeps the first note; each node's note is its
+ * own row (node scope; a cluster fire is noted by its claimant).
  */
 int	 store_fire_note(struct store *, const char *, time_t,
 	    enum store_run_state, int64_t, struct store_error *);

@@ -47,7 +47,7 @@ enum stmt {
 	S_BATCH_MINE,		/* n: ids..., fire, node -> job */
 	S_BATCH_FREE,		/* n: ids..., fire -> id (not locking) */
 	S_CLAIM_NOTE,		/* n: ids... (copies the jobs' claims) */
-	S_JOB_UPSERT,		/* n rows of 10 */
+	S_JOB_UPSERT,		/* n rows of JOB_NCOLS */
 	S_JOB_DIGESTS,		/* -> id, digest */
 	S_JOB_DELETE,		/* id */
 	S_JOB_PAUSE,		/* paused, id */
@@ -55,7 +55,9 @@ enum stmt {
 	S_JOBS_OWNER,		/* owner -> jobcols */
 	S_JOB_GET,		/* id -> jobcols */
 	S_RUN_INSERT,		/* job, fire, attempt, node, pid, start */
-	S_RUN_FIND,		/* job, fire, attempt -> id, node */
+	S_RUN_FIND,		/* job, fire, attempt, node -> id, node */
+	S_RUN_FAIL,		/* job, fire, attempt, node, when, when,
+				   why, why length */
 	S_RUN_END,		/* end, exit, sig, output, outtotal, id */
 	S_FIRE_NOTE,		/* job, fire, node, when, when, state */
 	S_RUNS_LIST,		/* limit -> runcols */
@@ -141,7 +143,10 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	3
+#define STORE_SCHEMA	4
+
+/* Values per row of S_JOB_UPSERT. */
+#define JOB_NCOLS	11
 
 /* Claims whose result was lost, kept until settled (see store.c). */
 #define UNCERTAIN_MAX	65536

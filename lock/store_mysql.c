@@ -96,7 +96,8 @@ static const char *const my_text[S_COUNT] = {
 	    "owner = VALUES(owner), sched = VALUES(sched), "
 	    "zone = VALUES(zone), cmd = VALUES(cmd), scope = VALUES(scope), "
 	    "overlap = VALUES(overlap), misfire = VALUES(misfire), "
-	    "grace = VALUES(grace), digest = VALUES(digest)",
+	    "grace = VALUES(grace), digest = VALUES(digest), "
+	    "name = VALUES(name)",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
 	[S_JOB_DELETE] = SQL_JOB_DELETE,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
@@ -105,6 +106,7 @@ static const char *const my_text[S_COUNT] = {
 	[S_JOB_GET] = SQL_JOB_GET,
 	[S_RUN_INSERT] = SQL_RUN_INSERT,
 	[S_RUN_FIND] = SQL_RUN_FIND,
+	[S_RUN_FAIL] = SQL_RUN_FAIL,
 	[S_RUN_END] = SQL_RUN_END,
 	[S_FIRE_NOTE] = SQL_FIRE_NOTE,
 	[S_RUNS_LIST] = SQL_RUNS_LIST,
@@ -218,8 +220,18 @@ static const char *const my_step3[] = {
 	NULL
 };
 
+/* Version 4: runs per node and job names, as in store_sqlite.c. */
+static const char *const my_step4[] = {
+	"ALTER TABLE jobs ADD COLUMN IF NOT EXISTS name VARBINARY(255) "
+	    "NOT NULL DEFAULT ''",
+	"ALTER TABLE runs DROP INDEX IF EXISTS runs_fire, "
+	    "ADD UNIQUE INDEX IF NOT EXISTS runs_once "
+	    "(job_id, fire, attempt, node)",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
-	my_step0, my_step1, my_step2, my_step3
+	my_step0, my_step1, my_step2, my_step3, my_step4
 };
 
 static const char *const my_seed[] = {

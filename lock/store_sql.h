@@ -40,15 +40,15 @@
 	"last_fire, claimed_by, claimed_at FROM jobs WHERE id IN (%R)"
 #define SQL_JOB_INSERT \
 	"INSERT INTO jobs (id, owner, sched, zone, cmd, scope, overlap, " \
-	"misfire, grace, digest) VALUES %R"
-#define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	"misfire, grace, digest, name) VALUES %R"
+#define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 #define SQL_JOB_DIGESTS	"SELECT id, digest FROM jobs"
 #define SQL_JOB_DELETE	"DELETE FROM jobs WHERE id = ?"
 #define SQL_JOB_PAUSE	"UPDATE jobs SET paused = ? WHERE id = ?"
 #define SQL_JOBCOLS \
 	"SELECT id, owner, sched, zone, cmd, scope, overlap, misfire, " \
 	"grace, paused, last_fire, COALESCE(claimed_by, ''), " \
-	"COALESCE(claimed_at, 0) FROM jobs"
+	"COALESCE(claimed_at, 0), name FROM jobs"
 #define SQL_JOBS_LIST	SQL_JOBCOLS " ORDER BY owner, id"
 #define SQL_JOBS_OWNER	SQL_JOBCOLS " WHERE owner = ? ORDER BY id"
 #define SQL_JOB_GET	SQL_JOBCOLS " WHERE id = ?"
@@ -58,7 +58,12 @@
 	"VALUES (?, ?, ?, ?, ?, ?, 0, -1, 0, 0)"
 #define SQL_RUN_FIND \
 	"SELECT id, node FROM runs WHERE job_id = ? AND fire = ? AND " \
-	"attempt = ?"
+	"attempt = ? AND node = ?"
+/* An attempt that could not be started: state 5, RUN_FAILED. */
+#define SQL_RUN_FAIL \
+	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
+	"started, ended, state, exit_status, sig, output, output_len) " \
+	"VALUES (?, ?, ?, ?, 0, ?, ?, 5, -1, 0, ?, ?)"
 /* A run marked lost stays lost: its end became known later. */
 #define SQL_RUN_END \
 	"UPDATE runs SET ended = ?, state = CASE state WHEN 0 THEN 1 " \

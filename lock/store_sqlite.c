@@ -92,7 +92,8 @@ static const char *const sq_text[S_COUNT] = {
 	    "zone = excluded.zone, cmd = excluded.cmd, "
 	    "scope = excluded.scope, overlap = excluded.overlap, "
 	    "misfire = excluded.misfire, grace = excluded.grace, "
-	    "digest = excluded.digest WHERE digest IS NOT excluded.digest",
+	    "digest = excluded.digest, name = excluded.name "
+	    "WHERE digest IS NOT excluded.digest",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
 	[S_JOB_DELETE] = SQL_JOB_DELETE,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
@@ -101,6 +102,7 @@ static const char *const sq_text[S_COUNT] = {
 	[S_JOB_GET] = SQL_JOB_GET,
 	[S_RUN_INSERT] = SQL_RUN_INSERT,
 	[S_RUN_FIND] = SQL_RUN_FIND,
+	[S_RUN_FAIL] = SQL_RUN_FAIL,
 	[S_RUN_END] = SQL_RUN_END,
 	[S_FIRE_NOTE] = SQL_FIRE_NOTE,
 	[S_RUNS_LIST] = SQL_RUNS_LIST,
@@ -218,8 +220,22 @@ static const char *const sq_step3[] = {
 	NULL
 };
 
+/*
+ * Version 4: a run is one row per (job, fire, attempt, node), since a
+ * node-scope job runs on every node and each records its own run (a
+ * cluster fire still has one run: only its claimant starts it); jobs
+ * get the table's explicit name.  Runs that could not start (state 5)
+ * need no change.
+ */
+static const char *const sq_step4[] = {
+	"ALTER TABLE jobs ADD COLUMN name TEXT NOT NULL DEFAULT ''",
+	"DROP INDEX IF EXISTS runs_fire",
+	"CREATE UNIQUE INDEX runs_once ON runs (job_id, fire, attempt, node)",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
-	sq_step0, sq_step1, sq_step2, sq_step3
+	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4
 };
 
 static const char *const sq_seed[] = {

@@ -8,6 +8,14 @@
  *	ccstore [-m file] url runs
  *		one line per run, oldest first:
  *		job fire attempt node state exit signal outlen
+ *	ccstore [-m file] url outputs
+ *		one line per run, oldest first, with the head of its
+ *		output (for a failed run, why it did not start) last,
+ *		escaped by vis(3) so that it holds no blank or newline:
+ *		job fire attempt node state output
+ *	ccstore [-m file] url jobs
+ *		one line per job, by owner and id:
+ *		job owner paused name ("-" when it has none)
  *	ccstore [-m file] url put owner file
  *		store a table for owner, as ctab does
  */
@@ -17,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#define LIBBSD_OPENBSD_VIS
+#include <vis.h>
 
 #include "common.h"
 #include "store.h"
@@ -24,7 +34,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ccstore [-m file] url runs | put owner "
+	fprintf(stderr, "usage: ccstore [-m file] url runs | outputs | "
+	    "jobs | put owner "
 	    "file\n");
 	exit(2);
 }
@@ -35,7 +46,9 @@ main(int argc, char **argv)
 	struct store_config	 sc;
 	struct store_error	 se;
 	struct store		*st;
-	struct store_run	*runs;
+	struct store_run	*runs, *r;
+	struct store_job	*jobs;
+	char			*vis;
 	char			*text, *old;
 	size_t			 n, i, len;
 	int64_t			 version, nv;
@@ -70,6 +83,30 @@ main(int argc, char **argv)
 			    runs[i - 1].r_exit, runs[i - 1].r_signal,
 			    runs[i - 1].r_outlen);
 		store_runs_free(runs, n);
+	} else if (strcmp(argv[1], "outputs") == 0 && argc == 2) {
+		if (store_runs_list(st, NULL, 0, &runs, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = n; i > 0; i--) {
+			r = &runs[i - 1];
+			if ((vis = reallocarray(NULL, 4, r->r_outlen + 1)) ==
+			    NULL)
+				err(1, NULL);
+			strvisx(vis, r->r_output, r->r_outlen,
+			    VIS_WHITE | VIS_CSTYLE | VIS_OCTAL);
+			printf("%s %lld %d %s %s %s\n", r->r_job,
+			    (long long)r->r_fire, r->r_attempt, r->r_node,
+			    store_run_state_name(r->r_state), vis);
+			free(vis);
+		}
+		store_runs_free(runs, n);
+	} else if (strcmp(argv[1], "jobs") == 0 && argc == 2) {
+		if (store_jobs_list(st, NULL, &jobs, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++)
+			printf("%s %s %d %s\n", jobs[i].j_id, jobs[i].j_owner,
+			    jobs[i].j_paused, *jobs[i].j_name == '\0' ? "-" :
+			    jobs[i].j_name);
+		store_jobs_free(jobs, n);
 	} else if (strcmp(argv[1], "put") == 0 && argc == 4) {
 		if (file_read(argv[3], 1024 * 1024, &text, &len) == -1)
 			err(1, "%s", argv[3]);

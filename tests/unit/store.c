@@ -37,6 +37,8 @@ static void	 test_claims(struct store *, struct store *);
 static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
 static void	 test_trim_claims(struct store *);
+static void	 test_node_runs(struct store *, struct store *);
+static void	 test_failed(struct store *, struct store *);
 static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_tables(struct store *, struct store *);
@@ -144,6 +146,8 @@ test_jobs(struct store *a)
 		j[i].j_cmd = "echo hi";
 		j[i].j_grace = 30;
 	}
+	j[1].j_name = "nightly-backup";
+	j[2].j_name = "";
 	ok(store_jobs_register(a, j, 3, &err) == 0, "register 3 jobs");
 	ok(store_jobs_list(a, NULL, &list, &n, &err) == 0 && n == 3,
 	    "list all jobs");
@@ -153,8 +157,24 @@ test_jobs(struct store *a)
 		is_int(list[2].j_grace, 30, "grace kept");
 		is_int(list[0].j_last_fire, 0, "never claimed");
 		is_str(list[0].j_claimed_by, "", "claimed by nobody");
+		is_str(list[0].j_name, "", "no name: \"\"");
+		is_str(list[1].j_name, "nightly-backup", "a name");
+		is_str(list[2].j_name, "", "an empty name");
 	}
 	store_jobs_free(list, n);
+	{
+		char	 longname[400];
+
+		memset(longname, 'n', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		j[2].j_name = longname;
+		ok(store_jobs_register(a, &j[2], 1, &err) == 0 &&
+		    store_job_get(a, id[2], &one, &err) == 0 && one != NULL &&
+		    strlen(one->j_name) == STORE_NAMEMAX,
+		    "a long name is cut to %d bytes", STORE_NAMEMAX);
+		store_jobs_free(one, 1);
+		j[2].j_name = NULL;
+	}
 	ok(store_jobs_list(a, "bob", &list, &n, &err) == 0 && n == 1,
 	    "list one owner's jobs");
 	store_jobs_free(list, n);
@@ -243,7 +263,7 @@ test_claims(struct store *a, struct store *b)
 static void
 test_batch(struct store *a, struct store *b)
 {
-	struct store_job	 j[NB];
+	struct store_job	 j[NB], *one;
 	struct store_error	 err;
 	char			 id[NB][40];
 	const char		*ids[NB];
@@ -296,6 +316,23 @@ test_batch(struct store *a, struct store *b)
 	ok(store_claim_batch(a, ids, 7, 660, 1000, wa, &na, &err) == 0 &&
 	    na == 7, "an odd-sized batch (7)");
 
+	/*
+	 * Enough jobs that registering compares the stored rows first:
+	 * a row whose name alone changed is written.
+	 */
+	j[5].j_name = "renamed";
+	ok(store_jobs_register(a, j, NB, &err) == 0, "register %d jobs, one "
+	    "renamed", NB);
+	ok(store_job_get(b, ids[5], &one, &err) == 0 && one != NULL &&
+	    strcmp(one->j_name, "renamed") == 0 && one->j_last_fire == 660,
+	    "the new name is written, the claim state kept");
+	store_jobs_free(one, 1);
+	j[5].j_name = NULL;
+	ok(store_jobs_register(a, j, NB, &err) == 0 &&
+	    store_job_get(b, ids[5], &one, &err) == 0 && one != NULL &&
+	    *one->j_name == '\0', "and the name taken away again");
+	store_jobs_free(one, 1);
+
 	/* A paused and an unknown job are not worth trying alone. */
 	ok(store_job_pause(a, ids[11], 1, &err) == 0, "pause one job");
 	hids[0] = ids[10];
@@ -325,9 +362,6 @@ test_runs(struct store *a, struct store *b)
 	    id > 0, "run start gives an id");
 	ok(store_run_start(a, job, 60, 1, 4242, now, &id2, &err) == 0 &&
 	    id2 == id, "starting the same attempt again is idempotent");
-	ok(store_run_start(b, job, 60, 1, 77, now, &id2, &err) == -1 &&
-	    id2 == 0 && err.se_class == STORE_CONFLICT,
-	    "another node cannot start the same attempt: %s", err.se_msg);
 	ok(store_run_start(a, job, 60, 0, 1, now, &id2, &err) == -1,
 	    "attempt 0 is refused");
 	ok(store_runs_running(a, "nodeA", &r, &n, &err) == 0 && n == 1,
@@ -347,7 +381,7 @@ test_runs(struct store *a, struct store *b)
 	    "killed by a signal");
 	ok(store_fire_note(a, job, 180, RUN_MISSED, now, &err) == 0,
 	    "note a missed fire");
-	ok(store_fire_note(b, job, 180, RUN_MISSED, now, &err) == 0,
+	ok(store_fire_note(a, job, 180, RUN_SKIPPED, now + 1, &err) == 0,
 	    "noting it again is harmless");
 	rc = store_runs_list(a, job, 0, &r, &n, &err);
 	ok(rc == 0 && n == 3, "three records for the job (%zu)", n);
@@ -392,6 +426,97 @@ test_runs(struct store *a, struct store *b)
 	    "four left");
 	store_runs_free(r, n);
 	test_trim_claims(a);
+	test_node_runs(a, b);
+	test_failed(a, b);
+}
+
+/* A job of node scope: every node records its own run of a fire. */
+static void
+test_node_runs(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	size_t			 n;
+	int64_t			 ida, idb, id2, now = clock_now_ms();
+	char			 job[40];
+
+	mkid(job, sizeof(job), "n", 1);
+	ok(store_run_start(a, job, 60, 1, 10, now, &ida, &err) == 0,
+	    "node scope: A records its run");
+	ok(store_run_start(b, job, 60, 1, 20, now, &idb, &err) == 0 &&
+	    idb != ida, "B records its own run of the same attempt");
+	ok(store_run_start(b, job, 60, 1, 20, now, &id2, &err) == 0 &&
+	    id2 == idb, "B again: its own id");
+	ok(store_run_start(a, job, 60, 1, 10, now, &id2, &err) == 0 &&
+	    id2 == ida, "A again: its own id");
+	ok(store_runs_running(b, "nodeB", &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_id == idb && r[0].r_pid == 20, "B's run is B's");
+	store_runs_free(r, n);
+	ok(store_run_end(a, ida, now + 1, 0, "a", 1, &err) == 0 &&
+	    store_run_end(b, idb, now + 2, 1 << 8, "b", 1, &err) == 0,
+	    "each ends its own");
+	ok(store_fire_note(a, job, 120, RUN_SKIPPED, now, &err) == 0 &&
+	    store_fire_note(b, job, 120, RUN_SKIPPED, now, &err) == 0 &&
+	    store_fire_note(b, job, 120, RUN_SKIPPED, now + 9, &err) == 0,
+	    "A notes a skipped fire, B twice");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 4,
+	    "four records: two runs, a note from each node (%zu)", n);
+	if (n == 4) {
+		is_str(r[0].r_node, "nodeB", "B's note");
+		is_int(r[0].r_start, now, "its first");
+		is_str(r[1].r_node, "nodeA", "A's note");
+		is_int(r[2].r_exit, 1, "B's exit");
+		is_int(r[3].r_exit, 0, "A's exit");
+	}
+	store_runs_free(r, n);
+}
+
+/* Attempts that could not be started. */
+static void
+test_failed(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	size_t			 n;
+	int64_t			 now = clock_now_ms();
+	char			 job[40];
+	const char		*why = "cannot exec /bin/nothing: No such "
+	    "file or directory";
+
+	mkid(job, sizeof(job), "x", 1);
+	is_str(store_run_state_name(RUN_FAILED), "failed", "state name");
+	ok(store_run_fail(a, job, 60, 0, now, "x", &err) == -1 &&
+	    err.se_class == STORE_FATAL, "attempt 0 is refused");
+	ok(store_run_fail(a, job, 60, 1, now, why, &err) == 0,
+	    "a run that could not start");
+	ok(store_run_fail(a, job, 60, 1, now + 5, "again", &err) == 0,
+	    "recorded again");
+	ok(store_run_fail(b, job, 60, 1, now, "no user", &err) == 0,
+	    "and on another node");
+	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 2,
+	    "one record per node (%zu)", n);
+	if (n == 2) {
+		is_str(r[1].r_node, "nodeA", "A's");
+		is_int(r[1].r_state, RUN_FAILED, "failed");
+		is_int(r[1].r_exit, -1, "no exit status");
+		is_int(r[1].r_signal, 0, "nor signal");
+		is_int(r[1].r_pid, 0, "nor pid");
+		is_int(r[1].r_start, now, "when, the first time");
+		is_int(r[1].r_end, now, "ended then");
+		is_int(r[1].r_outlen, 16, "the reason, cut to output-max");
+		ok(strncmp(r[1].r_output, why, 16) == 0, "as output: %s",
+		    r[1].r_output);
+		is_int(r[1].r_outtotal, (long long)strlen(why),
+		    "its whole length");
+		is_str(r[0].r_output, "no user", "B's reason");
+	}
+	store_runs_free(r, n);
+	ok(store_runs_running(a, NULL, &r, &n, &err) == 0, "running list");
+	for (; n > 0; n--)
+		if (strcmp(r[n - 1].r_job, job) == 0)
+			break;
+	ok(n == 0, "a failed run is not running");
+	store_runs_free(r, n);
 }
 
 /*
@@ -906,9 +1031,12 @@ test_faults(struct store *a, struct store *b)
 				rc = store_run_start(a, id, fire, 1, 1, fire,
 				    &rid, &err);
 			ok(rc == 0 && rid > 0, "%s: run recorded once", *pt);
+			ok(store_run_start(a, id, fire, 1, 1, fire, &v,
+			    &err) == 0 && v == rid, "%s: and it is ours",
+			    *pt);
 			ok(store_run_start(b, id, fire, 1, 1, fire, &v,
-			    &err) == -1 && err.se_class == STORE_CONFLICT,
-			    "%s: and it is ours", *pt);
+			    &err) == 0 && v != rid, "%s: B's is another row",
+			    *pt);
 		} else if (strncmp(*pt, "run_end.", 8) == 0) {
 			store_fault_set(NULL, 1, STORE_FAULT_NONE);
 			rc = store_run_start(a, id, fire, 1, 1, fire, &rid,
@@ -919,6 +1047,19 @@ test_faults(struct store *a, struct store *b)
 				rc = store_run_end(a, rid, fire, 0, "ok", 2,
 				    &err);
 			ok(rc == 0, "%s: run end recorded", *pt);
+		} else if (strncmp(*pt, "run_fail.", 9) == 0) {
+			struct store_run	*r;
+			size_t			 nr;
+
+			rc = store_run_fail(a, id, fire, 1, fire, *pt, &err);
+			if (rc == -1)
+				rc = store_run_fail(a, id, fire, 1, fire, *pt,
+				    &err);
+			ok(rc == 0, "%s: failure recorded", *pt);
+			ok(store_runs_list(b, id, 1, &r, &nr, &err) == 0 &&
+			    nr == 1 && r[0].r_fire == fire &&
+			    r[0].r_state == RUN_FAILED, "%s: once", *pt);
+			store_runs_free(r, nr);
 		} else if (strncmp(*pt, "register.", 9) == 0) {
 			/* Enough jobs to read the stored digests first. */
 			strlcpy(cmdbuf, *pt, sizeof(cmdbuf));
@@ -967,7 +1108,7 @@ test_faults(struct store *a, struct store *b)
 			    store_backend(a));
 		store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	}
-	ok(reached >= (is_mysql ? 39 : 43), "%d fault points reached",
+	ok(reached >= (is_mysql ? 41 : 45), "%d fault points reached",
 	    reached);
 
 	/*
@@ -1093,15 +1234,18 @@ test_schema(void)
 	}
 
 	/*
-	 * Migration from version 1 to 2, then from 2 to the current one
-	 * (on SQLite also from 1 to the current one at once).
+	 * Migration from version 1 to 2, from 2 to 3, then from 3 to the
+	 * current one (on SQLite also from 1 to the current one at once).
 	 */
 	if (!is_mysql)
 		test_migrate(url3, 0);
-	test_migrate(url2, 2);
+	test_migrate(url2, 3);
 }
 
-/* Migrate a version 1 store, through version `via' when not 0. */
+/*
+ * Migrate a version 1 store one version at a time up to `via', then
+ * to the current version; at once when via is 0.
+ */
 static void
 test_migrate(const char *url, int via)
 {
@@ -1110,7 +1254,8 @@ test_migrate(const char *url, int via)
 	struct store_job	*job;
 	struct store_run	*r;
 	size_t			 n;
-	int			 v, won, rc;
+	int64_t			 id, id2;
+	int			 v, won, rc, step;
 
 	if ((st = open_node(url, "nodeA", 1)) == NULL) {
 		ok(0, "open at version 1");
@@ -1121,13 +1266,13 @@ test_migrate(const char *url, int via)
 	ok(store_test_seed_v1(st, &err) == 0, "with old rows %s",
 	    err.se_msg);
 	store_close(st);
-	if (via != 0) {
-		if ((st = open_node(url, "nodeA", via)) == NULL) {
-			ok(0, "migrate to version %d", via);
+	for (step = 2; via != 0 && step <= via; step++) {
+		if ((st = open_node(url, "nodeA", step)) == NULL) {
+			ok(0, "migrate to version %d", step);
 			return;
 		}
 		rc = store_schema_version(st, &v, &err);
-		ok(rc == 0 && v == via, "migrated to version %d", v);
+		ok(rc == 0 && v == step, "migrated to version %d", v);
 		store_close(st);
 	}
 	if ((st = open_node(url, "old-node", 0)) == NULL) {
@@ -1140,6 +1285,14 @@ test_migrate(const char *url, int via)
 	ok(store_claim_check(st, "0123456789abcdef0123456789abcdef",
 	    1700000000, &won, &err) == 0 && won,
 	    "the job's last claim is carried into the claims");
+	/* Version 4: runs are per node; the old run keeps its id. */
+	ok(store_runs_list(st, "0123456789abcdef0123456789abcdef", 0, &r, &n,
+	    &err) == 0 && n == 2, "old runs there");
+	id = n == 2 ? r[1].r_id : -1;
+	store_runs_free(r, n);
+	ok(store_run_start(st, "0123456789abcdef0123456789abcdef", 1699999700,
+	    1, 42, 1699999700000, &id2, &err) == 0 && id2 == id,
+	    "its node finds its old run by the new key");
 	store_close(st);
 	if ((st = open_node(url, "nodeA", 0)) == NULL) {
 		ok(0, "reopen migrated");
@@ -1151,16 +1304,24 @@ test_migrate(const char *url, int via)
 		is_int(job->j_last_fire, 1700000000, "its last fire");
 		is_str(job->j_claimed_by, "old-node", "its claimant");
 		is_int(job->j_paused, 0, "not paused");
+		is_str(job->j_name, "", "no name");
 	}
 	store_jobs_free(job, 1);
+	ok(store_run_start(st, "0123456789abcdef0123456789abcdef", 1699999700,
+	    1, 7, 1699999700000, &id2, &err) == 0 && id2 != id,
+	    "another node records its own run of the old fire");
+	ok(store_run_fail(st, "0123456789abcdef0123456789abcdef", 1699999700,
+	    2, 1699999700000, "no such user", &err) == 0,
+	    "and a run that failed to start");
 	ok(store_runs_list(st, "0123456789abcdef0123456789abcdef", 0, &r, &n,
-	    &err) == 0 && n == 2, "old runs kept");
-	if (n == 2) {
-		is_int(r[0].r_state, RUN_RUNNING, "unfinished run: running");
-		is_int(r[1].r_state, RUN_FINISHED, "finished run");
-		is_int(r[1].r_exit, 3, "its exit status");
-		is_int(r[1].r_attempt, 1, "attempt 1");
-		is_str(r[1].r_output, "done", "its output");
+	    &err) == 0 && n == 4, "old runs kept");
+	if (n == 4) {
+		is_int(r[0].r_state, RUN_FAILED, "the new failed run");
+		is_int(r[2].r_state, RUN_RUNNING, "unfinished run: running");
+		is_int(r[3].r_state, RUN_FINISHED, "finished run");
+		is_int(r[3].r_exit, 3, "its exit status");
+		is_int(r[3].r_attempt, 1, "attempt 1");
+		is_str(r[3].r_output, "done", "its output");
 	}
 	store_runs_free(r, n);
 	ok(store_claim(st, "0123456789abcdef0123456789abcdef", 1700000000,
