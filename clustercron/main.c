@@ -17,6 +17,14 @@
 static const struct verb verbs[] = {
 	{ "next", verb_next,
 	    "next [-S] [-n count] [-z tz] [-f 'YYYY-MM-DD HH:MM[:SS]'] expr" },
+	{ "status", verb_status, "status [--json] [-c file]" },
+	{ "jobs", verb_jobs, "jobs [--json] [-c file] [-u owner]" },
+	{ "history", verb_history,
+	    "history [--json] [-c file] [-n count] [job]" },
+	{ "drain", verb_drain, "drain [-c file] node" },
+	{ "pause", verb_pause, "pause [-c file] job" },
+	{ "resume", verb_resume,
+	    "resume [-c file] [--node | --job] node | job" },
 };
 
 static void

@@ -18,6 +18,11 @@
  *		job owner paused name ("-" when it has none)
  *	ccstore [-m file] url put owner file
  *		store a table for owner, as ctab does
+ *	ccstore [-m file] url job id owner schedule
+ *		register a job of that identity that no table has, so
+ *		that a test can choose identities (the admin verbs')
+ *	ccstore [-m file] url beat node
+ *		record a heartbeat of that node
  */
 
 #include <err.h>
@@ -36,7 +41,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: ccstore [-m file] url runs | outputs | "
 	    "jobs | put owner "
-	    "file\n");
+	    "file | job id owner schedule | beat node\n");
 	exit(2);
 }
 
@@ -49,6 +54,9 @@ main(int argc, char **argv)
 	struct store_run	*runs, *r;
 	struct store_job	*jobs;
 	char			*vis;
+	struct store_job	 job;
+	int64_t			 now;
+	int			 draining;
 	char			*text, *old;
 	size_t			 n, i, len;
 	int64_t			 version, nv;
@@ -69,7 +77,8 @@ main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	sc.sc_url = argv[0];
-	sc.sc_node = "ccstore";
+	sc.sc_node = argc == 3 && strcmp(argv[1], "beat") == 0 ? argv[2] :
+	    "ccstore";
 	if (store_open(&sc, &st, &se) == -1)
 		errx(1, "%s", se.se_msg);
 	if (strcmp(argv[1], "runs") == 0 && argc == 2) {
@@ -117,6 +126,19 @@ main(int argc, char **argv)
 		    &se) == -1)
 			errx(1, "%s", se.se_msg);
 		free(text);
+	} else if (strcmp(argv[1], "job") == 0 && argc == 5) {
+		memset(&job, 0, sizeof(job));
+		job.j_id = argv[2];
+		job.j_owner = argv[3];
+		job.j_sched = argv[4];
+		job.j_zone = "";
+		job.j_cmd = "true";
+		if (store_jobs_register(st, &job, 1, &se) == -1)
+			errx(1, "%s", se.se_msg);
+	} else if (strcmp(argv[1], "beat") == 0 && argc == 3) {
+		if (store_heartbeat(st, clock_now_ms(), 0, &now, &draining,
+		    &se) == -1)
+			errx(1, "%s", se.se_msg);
 	} else
 		usage();
 	store_close(st);
