@@ -65,6 +65,7 @@
 #define LOGCMD_MAX	256	/* bytes of a command in the log */
 #define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
 #define START_WINDOW	32	/* attempts between fork and exec */
+#define MAIL_TIMEOUT	600	/* s a mailer may run before it is killed */
 
 static char	*cmd_escape(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
@@ -243,13 +244,19 @@ attempt_settle(struct fire *f)
 	if (--nstarting == 0)
 		mtimer_del(&start_t);
 	if (r == 1) {
+		if (f->f_mailer)
+			return (1);
 		log_info("(%s) CMD (%s)", f->f_owner, f->f_cmd);
 		if (f->f_torecord)
 			nrecord++;
 		return (1);
 	}
-	log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
-	    se.se_msg);
+	if (f->f_mailer)
+		log_warnx("(%s) MAIL (sendmail did not start: %s)",
+		    f->f_owner, se.se_msg);
+	else
+		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
+		    se.se_msg);
 	D.d_nrunning--;
 	if (f->f_job != NULL)
 		f->f_job->j_running--;
@@ -392,7 +399,7 @@ run_io(struct fire *f, short revents)
 
 	if (f->f_state != FS_RUNNING || f->f_eof)
 		return;
-	if (!f->f_mailer && attempt_settle(f) == -1)
+	if (attempt_settle(f) == -1)
 		return;
 	r = spawn_io(f->f_sj);
 	if (r == 0)
@@ -422,7 +429,7 @@ run_reap(void)
 			continue;
 		spawn_exited(f->f_sj, status);
 		/* Dead, it has said whether it started. */
-		if (!f->f_mailer && attempt_settle(f) == -1)
+		if (attempt_settle(f) == -1)
 			continue;
 		f->f_exited = 1;
 		f->f_wstatus = status;
@@ -471,9 +478,20 @@ mail_output(struct fire *f, const struct passwd *pw)
 	m->f_cmd = xstrdup("(mail)");
 	m->f_state = FS_RUNNING;
 	m->f_mailer = 1;
+	m->f_timeout = MAIL_TIMEOUT;
 	timer_init(&m->f_timer, fire_timer, m);
 	LIST_INSERT_HEAD(&D.d_fires, m, f_entry);
 	D.d_nrunning++;
+	/*
+	 * Its start is learnt as a job's is (attempt_settle()), but it
+	 * does not wait for the start window: this may be run_io() of
+	 * another fire, and start_wait() could free fires the loop has
+	 * yet to visit.  A mailer is one more child, not a burst.
+	 */
+	nstarting++;
+	if (!mtimer_queued(&start_t))
+		mtimer_set(&start_t, m->f_sj->sj_startby);
+	mtimer_set(&m->f_timer, clock_mono() + (int64_t)MAIL_TIMEOUT * 1000);
 }
 
 /*
@@ -585,8 +603,12 @@ fire_timer(struct mtimer *t)
 	if (f->f_state != FS_RUNNING || f->f_sj == NULL)
 		return;
 	if (f->f_killed == 0) {
-		log_info("(%s) TIMEOUT (%s after %us, killing it)", f->f_owner,
-		    f->f_cmd, f->f_timeout);
+		if (f->f_mailer)
+			log_warnx("(%s) MAIL (mailer still running after %us, "
+			    "killing it)", f->f_owner, f->f_timeout);
+		else
+			log_info("(%s) TIMEOUT (%s after %us, killing it)",
+			    f->f_owner, f->f_cmd, f->f_timeout);
 		spawn_kill(f->f_sj, SIGTERM);
 		f->f_killed = 1;
 		mtimer_set(&f->f_timer, clock_mono() + KILL_GRACE);
@@ -612,7 +634,8 @@ fire_free(struct fire *f)
 
 /*
  * Shutting down: with sig 0, drop the retries still waiting; with a
- * signal, send it to every running job's process group.
+ * signal, send it to every running job's process group, and to every
+ * mailer's: a mailer that hangs must not keep the daemon from exiting.
  */
 void
 run_killall(int sig)
@@ -623,7 +646,7 @@ run_killall(int sig)
 		if (f->f_state == FS_WAIT_RETRY)
 			fire_free(f);
 		else if (sig != 0 && f->f_state == FS_RUNNING &&
-		    f->f_sj != NULL && !f->f_mailer)
+		    f->f_sj != NULL)
 			spawn_kill(f->f_sj, sig);
 	}
 }

@@ -416,9 +416,11 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  * builds the message into a buffer the caller frees.  mail_start()
  * starts the mailer through spawn with the message as its input and a
  * fixed environment (PATH, USER, LOGNAME, HOME), for callers that pump
- * jobs in their own loop; mail_send() runs it to the end, bounded by ms,
- * and fails unless the mailer exits 0.  All return 0, or -1 with a
- * message in errbuf.
+ * jobs in their own loop: like spawn_launch() it returns once forked,
+ * and the caller learns from spawn_started() whether the mailer
+ * started.  mail_send() waits for the start, runs the mailer to the
+ * end, bounded by ms, and fails unless it exits 0.  All return 0, or
+ * -1 with a message in errbuf.
  */
 #define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem -t"
 

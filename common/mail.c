@@ -8,7 +8,9 @@
  * MAILTO, Subject "Cron <user@host> command", one X-Cron-Env line per
  * variable of the job's environment, then the output.  The mailer is
  * started through spawn, as the job's owner, with a small fixed
- * environment (never the daemon's).
+ * environment (never the daemon's).  mail_start() does not wait for
+ * the mailer's exec: the daemon learns whether it started as it learns
+ * it of jobs, so that a slow mailer never holds up its loop.
  */
 
 #include <sys/types.h>
@@ -37,6 +39,8 @@ static void	buf_add(struct buf *, const char *, size_t);
 static void	buf_puts(struct buf *, const char *);
 static void	buf_header(struct buf *, const char *, const char *,
 		    const char *, const char *);
+static int	mail_spawn(const struct mail_req *, const struct outbuf *,
+		    struct spawn_job **, int, char *, size_t);
 
 static void
 buf_add(struct buf *b, const char *s, size_t len)
@@ -186,9 +190,15 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 	return (0);
 }
 
-int
-mail_start(const struct mail_req *req, const struct outbuf *out,
-    struct spawn_job **jobp, char *errbuf, size_t errlen)
+/*
+ * Start the mailer.  With wait set, return once it has exec'd (or
+ * failed to); otherwise once it is forked, as jobs are: a mailer whose
+ * start is slow (a sendmail on a dead network file system, a group
+ * database that does not answer) must not hold up a daemon's loop.
+ */
+static int
+mail_spawn(const struct mail_req *req, const struct outbuf *out,
+    struct spawn_job **jobp, int wait, char *errbuf, size_t errlen)
 {
 	struct spawn_req	 sr;
 	struct spawn_err	 se;
@@ -247,7 +257,8 @@ mail_start(const struct mail_req *req, const struct outbuf *out,
 	sr.sr_pw = req->mr_pw;
 	sr.sr_dir = "/";
 	sr.sr_outmax = 4096;
-	if (spawn_start(&sr, jobp, &se) == -1) {
+	if ((wait ? spawn_start(&sr, jobp, &se) :
+	    spawn_launch(&sr, jobp, &se)) == -1) {
 		snprintf(errbuf, errlen, "sendmail did not start: %s",
 		    se.se_msg);
 		errno = se.se_errno;
@@ -263,6 +274,13 @@ done:
 }
 
 int
+mail_start(const struct mail_req *req, const struct outbuf *out,
+    struct spawn_job **jobp, char *errbuf, size_t errlen)
+{
+	return (mail_spawn(req, out, jobp, 0, errbuf, errlen));
+}
+
+int
 mail_send(const struct mail_req *req, const struct outbuf *out, int64_t ms,
     char *errbuf, size_t errlen)
 {
@@ -273,7 +291,7 @@ mail_send(const struct mail_req *req, const struct outbuf *out, int64_t ms,
 	size_t			 n, i;
 	int			 r;
 
-	if (mail_start(req, out, &job, errbuf, errlen) == -1)
+	if (mail_spawn(req, out, &job, 1, errbuf, errlen) == -1)
 		return (-1);
 	r = spawn_run(job, ms, &ss);
 	if (r == -1) {
