@@ -318,3 +318,35 @@ known_bug()
 		printf -- '--- want\n%s\n--- got\n%s\n' "$3" "$2"
 	fi
 }
+
+# faketime_lib: the path of libfaketime (Debian's faketime), or fail.
+faketime_lib()
+{
+	for _f in /usr/lib/*/faketime/libfaketime.so.1 \
+	    /usr/lib/faketime/libfaketime.so.1 \
+	    /usr/local/lib/faketime/libfaketime.so.1; do
+		if [ -f "$_f" ]; then
+			echo "$_f"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# dmn_start_faked OFFSET NAME: start NAME with its wall clock OFFSET
+# seconds (+300, -120) off, through libfaketime; its monotonic clock,
+# and its jobs (which get cron's environment, not the daemon's), are
+# left alone.
+dmn_start_faked()
+{
+	_off=$1
+	shift
+	_lib=$(faketime_lib) || return 1
+	LD_PRELOAD=$_lib
+	FAKETIME=$_off
+	FAKETIME_DONT_FAKE_MONOTONIC=1
+	FAKETIME_NO_CACHE=1
+	export LD_PRELOAD FAKETIME FAKETIME_DONT_FAKE_MONOTONIC FAKETIME_NO_CACHE
+	dmn_start "$@"
+	unset LD_PRELOAD FAKETIME FAKETIME_DONT_FAKE_MONOTONIC FAKETIME_NO_CACHE
+}
