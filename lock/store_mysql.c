@@ -397,9 +397,12 @@ my_connect(struct store *st, struct store_error *err)
 /*
  * A Galera cluster certifies each writer's transactions on commit
  * instead of serialising the writers through row locks, so FOR UPDATE
- * (and SKIP LOCKED) mean nothing across its nodes.  Until a test shows
- * that the claims still have one winner there, refuse it.  Servers
- * without the variable (MySQL) are not Galera.
+ * (and SKIP LOCKED) mean nothing across its nodes (the trouble Quartz
+ * met, its issue 470).  Until a test shows that the claims still have
+ * one winner there, refuse it, even a cluster of one node (it may grow
+ * without us knowing), and say what is supported.  Servers without the
+ * variable (MySQL) are not Galera.  tests/integration/galera-mysql.sh
+ * starts a real Galera node to check this.
  */
 static int
 my_galera(struct store *st, struct store_error *err)
@@ -418,9 +421,10 @@ my_galera(struct store *st, struct store_error *err)
 	mysql_free_result(res);
 	if (on) {
 		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "mysql %s: the "
-		    "server is a Galera cluster node (wsrep_on); clustercron "
-		    "needs a single writer: point every node at one server",
-		    st->s_db);
+		    "server is a Galera node (wsrep_on): multi-writer Galera "
+		    "is not supported, its writers are not serialised by row "
+		    "locks; point every node at one MariaDB/MySQL primary "
+		    "(replicas for fail-over only)", st->s_db);
 		return (-1);
 	}
 	return (0);
