@@ -93,8 +93,7 @@ admin_storefail(struct admin *a, const char *what,
 const char *
 admin_job_name(const struct store_job *j)
 {
-	(void)j;
-	return (NULL);
+	return (j->j_name != NULL && *j->j_name != '\0' ? j->j_name : NULL);
 }
 
 /* Whether word is a prefix of an identity: hex digits, long enough. */

@@ -1418,6 +1418,7 @@ tables_register(int all)
 				continue;
 			r = &sj[k];
 			r->j_id = (char *)table_job_id(tb, i, ids[k]);
+			r->j_name = (char *)job_opts(j)->o_name;
 			r->j_owner = (char *)job_owner(j);
 			r->j_sched = (char *)job_sched(j)->js_when;
 			r->j_zone = (char *)(job_sched(j)->js_zone != NULL ?

@@ -3,12 +3,13 @@
 # ISC licence: see LICENSE.
 #
 # admin.sh: the admin verbs against a running daemon on SQLite: status,
-# jobs and history for people and as JSON, jobs named by identity
-# prefix, unknown and ambiguous names refused with the candidates,
-# pause and resume of a job (a paused job stops running while another
-# goes on), drain and resume of a node, and resume refusing a word that
-# names both.  Identities that share a prefix, and a second node, are
-# put in the store directly (ccstore), as no table could choose them.
+# jobs and history for people and as JSON, jobs named by their
+# CLUSTERCRON_NAME or an identity prefix, unknown and ambiguous names
+# refused with the candidates, pause and resume of a job (a paused job
+# stops running while another goes on), drain and resume of a node, and
+# resume refusing a word that names both.  Identities that share a
+# prefix, a name two jobs share and a second node are put in the store
+# directly (ccstore), as no table could make them.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 needs python3
@@ -24,6 +25,7 @@ cat >"$T/a/crontab" <<EOF
 CLUSTERCRON_SECONDS=yes
 MAILTO=""
 * * * * * * $ME printf 'tick "q"\\tx\\377\\nsecond line\\n'; echo t >>$O/tick
+CLUSTERCRON_NAME=fails
 * * * * * * $ME echo f >>$O/fail; exit 3
 * * * * * * $ME echo p >>$O/p
 */4 * * * * * $ME sleep 2
@@ -120,7 +122,7 @@ same "jobs exits 0" "$rc" 0
 contains "jobs: header" "$out" \
     '^JOB +NAME +OWNER +SCOPE +SCHEDULE +ZONE +NEXT +PAUSED +LAST_FIRE +LAST_NODE +RESULT +COMMAND$'
 contains "jobs: the failing job, its last fire, node and result" "$out" \
-    "^$(short "$FAILJ") +- +$ME +cluster +\\* \\* \\* \\* \\* \\* +- +[0-9-]+ [0-9:]+ +no +[0-9-]+ [0-9:]+ +a +exit 3 +echo f "
+    "^$(short "$FAILJ") +fails +$ME +cluster +\\* \\* \\* \\* \\* \\* +- +[0-9-]+ [0-9:]+ +no +[0-9-]+ [0-9:]+ +a +exit 3 +echo f "
 contains "jobs: the node-local job in its zone" "$out" \
     "^$(short "$NYC") +- +$ME +node +0 30 2 \\* \\* \\* +America/New_York +[0-9-]+ [0-9:]+ +no +- +- +- +echo nyc$"
 same "jobs: every job listed once" \
@@ -137,7 +139,7 @@ print(j["name"], j["owner"] == sys.argv[2], j["scope"], j["schedule"],
     j["last_fire_ms"] == j["last_run"]["fire_ms"] or
     j["last_fire_ms"] > j["last_run"]["fire_ms"])
 ' "$FAILJ" "$ME")" "['claimed_at', 'claimed_at_ms', 'claimed_by', 'command', 'grace_s', 'id', 'last_fire', 'last_fire_ms', 'last_run', 'misfire', 'name', 'next', 'next_kind', 'next_ms', 'overlap', 'owner', 'paused', 'schedule', 'scope', 'zone']
-None True cluster * * * * * * None False at a finished 3 a True"
+fails True cluster * * * * * * None False at a finished 3 a True"
 
 # The next fire is the calculator's: as clustercron next says.
 want=$("$CLUSTERCRON" next -S -z America/New_York '0 30 2 * * *' |
@@ -176,6 +178,9 @@ print(len(d), set(r["job"] for r in d) == {sys.argv[1]},
 print(sorted(d[0].keys()))' "$FAILJ")" \
     "4 True {('finished', 3, None, 'a')}
 ['attempt', 'duration_ms', 'ended', 'ended_ms', 'exit', 'fire', 'fire_ms', 'job', 'node', 'output', 'output_bytes', 'pid', 'signal', 'started', 'started_ms', 'state']"
+adm history --json -n 3 fails
+same "history by name" "$(printf '%s' "$out" | py '
+print(len(d), set(r["job"] for r in d) == {sys.argv[1]})' "$FAILJ")" "3 True"
 adm history -n 2 "$FAILJ"
 same "history by the whole identity" \
     "$(printf '%s\n' "$out" | grep -cE "^$(short "$FAILJ") +a +[0-9-]+ [0-9:]+ +1 +.* finished +exit 3 +-$")" 2
@@ -221,6 +226,25 @@ adm jobs --json -u nobody-admin
 same "jobs -u: the other owner's" \
     "$(printf '%s' "$out" | py 'print(len(d), d[0]["next_kind"], d[0]["last_run"])')" \
     "2 at None"
+
+# Two jobs of one name (of two owners): the name is ambiguous.
+"$CCSTORE" "$DB" job 1111110000000000000000000000000d nobody-twin \
+    '0 0 1 1 *' twin && "$CCSTORE" "$DB" job 2222220000000000000000000000000e \
+    nobody-twin '0 0 1 1 *' twin || fail "ccstore job"
+adm pause twin
+same "an ambiguous name is refused" "$rc" 1
+contains "ambiguous name: says so" "$err" 'pause: twin names 2 jobs'
+contains "ambiguous name: lists them with their name" "$err" \
+    '^  1111110000000000000000000000000d  nobody-twin  0 0 1 1 \*  \(twin\)$'
+contains "ambiguous name: asks for the identity" "$err" 'give the identity instead'
+adm jobs --json -u nobody-twin
+same "jobs --json: the names" \
+    "$(printf '%s' "$out" | py 'print(" ".join(j["name"] for j in d))')" \
+    "twin twin"
+adm pause 111111
+same "pause one twin by prefix" "$out" "job 111111000000 (twin): paused"
+adm resume --job 111111
+same "resume it" "$out" "job 111111000000 (twin): resumed"
 
 # ---- pause and resume a job: it stops running, another goes on.
 paused_is()

@@ -18,9 +18,10 @@
  *		job owner paused name ("-" when it has none)
  *	ccstore [-m file] url put owner file
  *		store a table for owner, as ctab does
- *	ccstore [-m file] url job id owner schedule
- *		register a job of that identity that no table has, so
- *		that a test can choose identities (the admin verbs')
+ *	ccstore [-m file] url job id owner schedule [name]
+ *		register a job of that identity (and name) that no table
+ *		has, so that a test can choose identities (the admin
+ *		verbs')
  *	ccstore [-m file] url beat node
  *		record a heartbeat of that node
  */
@@ -41,7 +42,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: ccstore [-m file] url runs | outputs | "
 	    "jobs | put owner "
-	    "file | job id owner schedule | beat node\n");
+	    "file | job id owner schedule [name] | beat node\n");
 	exit(2);
 }
 
@@ -126,9 +127,10 @@ main(int argc, char **argv)
 		    &se) == -1)
 			errx(1, "%s", se.se_msg);
 		free(text);
-	} else if (strcmp(argv[1], "job") == 0 && argc == 5) {
+	} else if (strcmp(argv[1], "job") == 0 && (argc == 5 || argc == 6)) {
 		memset(&job, 0, sizeof(job));
 		job.j_id = argv[2];
+		job.j_name = argc == 6 ? argv[5] : NULL;
 		job.j_owner = argv[3];
 		job.j_sched = argv[4];
 		job.j_zone = "";
