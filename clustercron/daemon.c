@@ -538,6 +538,10 @@ daemon_main(int argc, char **argv)
 			warnx("%s: ctab cannot reach this daemon", errbuf);
 	}
 
+	/* Room for a burst's pipes; jobs get the old limit (spawn.c). */
+	if (spawn_nofile_raise() == -1)
+		warn("raising the limit on open files");
+
 	D.d_now = clock_now_ms();
 	D.d_mono_now = clock_mono();
 	timer_init(&D.d_open_timer, store_connect, NULL);

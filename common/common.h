@@ -380,6 +380,12 @@ int	 spawn_kill(const struct spawn_job *, int);
 int	 spawn_run(struct spawn_job *, int64_t, struct spawn_status *);
 void	 spawn_free(struct spawn_job *);
 const char *spawn_stepname(int);
+/*
+ * spawn_nofile_raise() raises this process's soft limit on open files
+ * to its hard limit, and makes every child spawned from then on put the
+ * original soft limit back before its exec.  0, or -1 with errno.
+ */
+int	 spawn_nofile_raise(void);
 
 /*
  * spawn_status_decode() turns a waitpid() status into a spawn_status;

@@ -61,6 +61,7 @@
 
 #include <sys/types.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -101,6 +102,10 @@ static void	start_failed(struct spawn_job *, int, int, int);
 static void	start_err(const struct spawn_job *, struct spawn_err *);
 static int	wait_start(struct spawn_job *, int64_t, struct spawn_err *);
 static void	groups_load(const struct passwd *);
+
+/* The limit on open files the process had before spawn_nofile_raise(). */
+static struct rlimit	nofile_orig;
+static int		nofile_raised;
 
 const char *
 spawn_stepname(int step)
@@ -257,6 +262,9 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (fcntl(st, F_SETFD, FD_CLOEXEC) == -1)
 		child_fail(st, SPAWN_FDS, 0, errno);
 	closefrom(4);
+	/* The limit on open files as cron's children would have it. */
+	if (nofile_raised && setrlimit(RLIMIT_NOFILE, &nofile_orig) == -1)
+		child_fail(st, SPAWN_FDS, 0, errno);
 
 	if (req->sr_pw != NULL &&
 	    privdrop(req->sr_pw, &pstep, NULL, 0) == -1)
@@ -400,6 +408,31 @@ spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
 	*jobp = NULL;
 	errno = saved;
 	return (-1);
+}
+
+/*
+ * A daemon holds a descriptor or three for every job in flight, and a
+ * burst of a thousand jobs with their mailers would run into the soft
+ * limit on open files that cron's default (1024 on Linux) gives.  So
+ * the soft limit is raised to the hard one for the daemon, and every
+ * child gets the original back before its exec: the jobs see what
+ * they would under cron.
+ */
+int
+spawn_nofile_raise(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return (-1);
+	if (rl.rlim_cur == rl.rlim_max)
+		return (0);
+	nofile_orig = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return (-1);
+	nofile_raised = 1;
+	return (0);
 }
 
 /*
