@@ -8,10 +8,10 @@
  * Ages are measured by the store's clock, which stamped the heartbeats,
  * so that a node whose own clock is off is not taken for dead (its
  * skew is shown instead).  A node is dead when its last heartbeat is
- * older than LIVE_BEATS heartbeat intervals, the rule by which the
- * daemons themselves stop preferring it.  On SQLite there is one node
- * and it records its start only (an idle daemon never writes), so
- * there the age is not judged.
+ * older than node-timeout, the rule by which the daemons themselves
+ * give its runs up for lost.  On SQLite there is one node and it
+ * records its start only (an idle daemon never writes), so there the
+ * age is not judged.
  */
 
 #include <err.h>
@@ -25,8 +25,6 @@
 #include "json.h"
 #include "pathnames.h"
 #include "store.h"
-
-#define LIVE_BEATS	3
 
 enum { N_NODE, N_STATE, N_BEAT, N_SKEW, N_STARTED, N_RUNNING, N_COUNT };
 static const char *const node_head[N_COUNT] = {
@@ -214,7 +212,7 @@ verb_status(int argc, char **argv)
 	if (store_runs_running(a.a_st, NULL, &runs, &nruns, &se) == -1)
 		admin_storefail(&a, "listing the running jobs", &se);
 	judge = strcmp(store_backend(a.a_st), "sqlite") != 0;
-	timeout = LIVE_BEATS * a.a_conf.c_heartbeat_ms;
+	timeout = a.a_conf.c_node_timeout_ms;
 	if (json)
 		show_json(nodes, nnodes, runs, nruns, now, timeout, judge);
 	else
