@@ -47,8 +47,10 @@
 struct batch_arg;
 struct claim_arg;
 struct count_arg;
-struct list_arg;
 struct vec;
+
+/* The kinds of rows the listings return (see list_get()). */
+enum list_kind { LK_JOBS, LK_RUNS, LK_NODES, LK_TABLES };
 
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 
@@ -86,7 +88,8 @@ static void	 digests_free(struct vec *);
 static int	 reg_fn(struct store *, void *, struct store_error *);
 static int	 job_row(void *, const struct sval *, size_t);
 static int	 list_fn(struct store *, void *, struct store_error *);
-static int	 list_run(struct store *, struct list_arg *, void **, size_t *,
+static int	 list_get(struct store *, enum list_kind, enum stmt,
+		    const struct sval *, size_t, void **, size_t *,
 		    struct store_error *);
 static void	 jobs_free(void *, size_t);
 static int	 count_row(void *, const struct sval *, size_t);
@@ -117,8 +120,6 @@ static int	 fail_fn(struct store *, void *, struct store_error *);
 static int	 run_row(void *, const struct sval *, size_t);
 static void	 run_clear(struct store_run *);
 static void	 runs_free(void *, size_t);
-static int	 runs_list(struct store *, struct list_arg *,
-		    struct store_run **, size_t *, struct store_error *);
 static int	 busy_fn(struct store *, void *, struct store_error *);
 static int	 beat_row(void *, const struct sval *, size_t);
 static int	 beat_fn(struct store *, void *, struct store_error *);
@@ -1171,38 +1172,69 @@ job_row(void *arg, const struct sval *c, size_t n)
 	return (0);
 }
 
-struct list_arg {
-	enum stmt	 s;
-	const char	*point;
-	struct sval	 p[3];
-	size_t		 np;
-	store_row_fn	 row;
-	struct vec	 v;
-	void		(*fr)(void *, size_t);
+/*
+ * The lists.  Each kind of row the listings return is read by its row
+ * function into a growing array of its elements, which its free
+ * function releases; a listing is a kind, a statement and at most two
+ * parameters.
+ */
+static const struct {
+	store_row_fn	 k_row;
+	size_t		 k_size;
+	void		(*k_free)(void *, size_t);
+} list_kinds[] = {
+	[LK_JOBS] = { job_row, sizeof(struct store_job), jobs_free },
+	[LK_RUNS] = { run_row, sizeof(struct store_run), runs_free },
+	[LK_NODES] = { node_row, sizeof(struct store_node), nodes_free },
+	[LK_TABLES] = { tables_row, sizeof(struct store_table), tables_free },
 };
 
+struct list_arg {
+	enum list_kind	 kind;
+	enum stmt	 s;
+	const struct sval *p;
+	size_t		 np;
+	struct vec	 v;
+};
+
+/* Run again after a lost connection: start the array afresh. */
 static int
 list_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct list_arg	*a = arg;
 
-	a->fr(a->v.v_p, a->v.v_n);
+	list_kinds[a->kind].k_free(a->v.v_p, a->v.v_n);
 	a->v.v_p = NULL;
 	a->v.v_n = a->v.v_cap = 0;
-	return (xexec(st, a->point, a->s, 0, a->p, a->np, a->row, &a->v,
-	    NULL, err));
+	return (xexec(st, "list", a->s, 0, a->p, a->np,
+	    list_kinds[a->kind].k_row, &a->v, NULL, err));
 }
 
+/*
+ * Carry out listing s (np parameters p, borrowed) of rows of a kind and
+ * return the new array in *out (NULL when empty or on failure) of *n.
+ */
 static int
-list_run(struct store *st, struct list_arg *a, void **out, size_t *n,
+list_get(struct store *st, enum list_kind kind, enum stmt s,
+    const struct sval *p, size_t np, void **out, size_t *n,
     struct store_error *err)
 {
-	if (run_op(st, list_fn, a, err) == -1) {
-		a->fr(a->v.v_p, a->v.v_n);
+	struct list_arg	 a;
+
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.s = s;
+	a.p = p;
+	a.np = np;
+	a.v.v_size = list_kinds[kind].k_size;
+	if (run_op(st, list_fn, &a, err) == -1) {
+		list_kinds[kind].k_free(a.v.v_p, a.v.v_n);
 		return (-1);
 	}
-	*out = a->v.v_p;
-	*n = a->v.v_n;
+	*out = a.v.v_p;
+	*n = a.v.v_n;
 	return (0);
 }
 
@@ -1235,51 +1267,30 @@ int
 store_jobs_list(struct store *st, const char *owner, struct store_job **out,
     size_t *n, struct store_error *err)
 {
-	struct list_arg	 a;
-	void		*p = NULL;
+	struct sval	 p = SVS(owner);
+	void		*v;
+	int		 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	a.s = owner == NULL ? S_JOBS_LIST : S_JOBS_OWNER;
-	a.point = "list";
-	a.p[0] = SVS(owner);
-	a.np = owner == NULL ? 0 : 1;
-	a.row = job_row;
-	a.v.v_size = sizeof(struct store_job);
-	a.fr = jobs_free;
-	if (list_run(st, &a, &p, n, err) == -1)
-		return (-1);
-	*out = p;
-	return (0);
+	rc = list_get(st, LK_JOBS, owner == NULL ? S_JOBS_LIST : S_JOBS_OWNER,
+	    &p, owner == NULL ? 0 : 1, &v, n, err);
+	*out = v;
+	return (rc);
 }
 
 int
 store_job_get(struct store *st, const char *id, struct store_job **out,
     struct store_error *err)
 {
-	struct list_arg	 a;
-	void		*p = NULL;
+	struct sval	 p = SVS(id);
+	void		*v;
 	size_t		 n;
+	int		 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	memset(&a, 0, sizeof(a));
-	a.s = S_JOB_GET;
-	a.point = "list";
-	a.p[0] = SVS(id);
-	a.np = 1;
-	a.row = job_row;
-	a.v.v_size = sizeof(struct store_job);
-	a.fr = jobs_free;
-	if (list_run(st, &a, &p, &n, err) == -1)
-		return (-1);
-	if (n == 0)
-		free(p);
-	else
-		*out = p;
-	return (0);
+	rc = list_get(st, LK_JOBS, S_JOB_GET, &p, 1, &v, &n, err);
+	*out = v;
+	return (rc);
 }
 
 struct pause_arg {
@@ -2186,75 +2197,53 @@ runs_free(void *p, size_t n)
 	store_runs_free(p, n);
 }
 
-static int
-runs_list(struct store *st, struct list_arg *a, struct store_run **out,
-    size_t *n, struct store_error *err)
-{
-	void	*p = NULL;
-
-	a->point = "list";
-	a->row = run_row;
-	a->v.v_size = sizeof(struct store_run);
-	a->fr = runs_free;
-	if (list_run(st, a, &p, n, err) == -1)
-		return (-1);
-	*out = p;
-	return (0);
-}
-
 int
 store_runs_list(struct store *st, const char *job, size_t limit,
     struct store_run **out, size_t *n, struct store_error *err)
 {
-	struct list_arg	 a;
+	struct sval	 p[2];
+	void		*v;
+	int		 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	if (limit == 0 || limit > INT64_MAX)
+	if (limit == 0 || limit > INT32_MAX)
 		limit = INT32_MAX;
-	if (job == NULL) {
-		a.s = S_RUNS_LIST;
-		a.p[0] = SVI(limit);
-		a.np = 1;
-	} else {
-		a.s = S_RUNS_JOB;
-		a.p[0] = SVS(job);
-		a.p[1] = SVI(limit);
-		a.np = 2;
-	}
-	return (runs_list(st, &a, out, n, err));
+	p[0] = SVS(job);
+	p[1] = SVI(limit);
+	if (job == NULL)
+		rc = list_get(st, LK_RUNS, S_RUNS_LIST, &p[1], 1, &v, n, err);
+	else
+		rc = list_get(st, LK_RUNS, S_RUNS_JOB, p, 2, &v, n, err);
+	*out = v;
+	return (rc);
 }
 
 int
 store_runs_latest(struct store *st, struct store_run **out, size_t *n,
     struct store_error *err)
 {
-	struct list_arg	 a;
+	void	*v;
+	int	 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	a.s = S_RUNS_LATEST;
-	return (runs_list(st, &a, out, n, err));
+	rc = list_get(st, LK_RUNS, S_RUNS_LATEST, NULL, 0, &v, n, err);
+	*out = v;
+	return (rc);
 }
 
 int
 store_runs_running(struct store *st, const char *node,
     struct store_run **out, size_t *n, struct store_error *err)
 {
-	struct list_arg	 a;
+	struct sval	 p = SVS(node);
+	void		*v;
+	int		 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	a.s = node == NULL ? S_RUNS_RUNNING : S_RUNS_RUNNING_NODE;
-	a.p[0] = SVS(node);
-	a.np = node == NULL ? 0 : 1;
-	return (runs_list(st, &a, out, n, err));
+	rc = list_get(st, LK_RUNS, node == NULL ? S_RUNS_RUNNING :
+	    S_RUNS_RUNNING_NODE, &p, node == NULL ? 0 : 1, &v, n, err);
+	*out = v;
+	return (rc);
 }
 
 static int
@@ -2432,22 +2421,13 @@ int
 store_nodes_list(struct store *st, struct store_node **out, size_t *n,
     struct store_error *err)
 {
-	struct list_arg	 a;
-	void		*p = NULL;
+	void	*v;
+	int	 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	a.s = S_NODES_LIST;
-	a.point = "list";
-	a.row = node_row;
-	a.v.v_size = sizeof(struct store_node);
-	a.fr = nodes_free;
-	if (list_run(st, &a, &p, n, err) == -1)
-		return (-1);
-	*out = p;
-	return (0);
+	rc = list_get(st, LK_NODES, S_NODES_LIST, NULL, 0, &v, n, err);
+	*out = v;
+	return (rc);
 }
 
 struct count_arg {
@@ -3012,20 +2992,11 @@ int
 store_tables_list(struct store *st, struct store_table **out, size_t *n,
     struct store_error *err)
 {
-	struct list_arg	 a;
-	void		*p = NULL;
+	void	*v;
+	int	 rc;
 
 	err = err_init(err);
-	*out = NULL;
-	*n = 0;
-	memset(&a, 0, sizeof(a));
-	a.s = S_TABLES_LIST;
-	a.point = "list";
-	a.row = tables_row;
-	a.v.v_size = sizeof(struct store_table);
-	a.fr = tables_free;
-	if (list_run(st, &a, &p, n, err) == -1)
-		return (-1);
-	*out = p;
-	return (0);
+	rc = list_get(st, LK_TABLES, S_TABLES_LIST, NULL, 0, &v, n, err);
+	*out = v;
+	return (rc);
 }
