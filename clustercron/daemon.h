@@ -323,6 +323,7 @@ void	 fire_moved(const struct job *, size_t, struct job *const *);
 
 /* run.c */
 int	 run_start(struct job *, time_t, int);
+int	 run_attempt(struct job *, time_t, int, int);
 void	 run_pollfds(struct pollfd *, size_t *, size_t, struct fire **);
 void	 run_io(struct fire *, short);
 void	 run_reap(void);

@@ -21,10 +21,12 @@
  * that a thousand jobs due at once are on their way together and every
  * processor works at them; the child's status pipe is one more
  * descriptor in the poll set.  Only when it says the exec happened is
- * the attempt logged (CMD) and recorded in the store; when it says
- * what failed instead, the attempt is logged as CMD FAILED, is never
- * recorded as a run, and ends its fire, exactly as when the start
- * failed in the daemon itself: "did not start" is never "exited 127".
+ * the attempt logged (CMD) and recorded in the store as running; when
+ * it says what failed instead, the attempt is logged as CMD FAILED,
+ * recorded as failed with the reason (store_run_fail()), and ends its
+ * fire, exactly as when the start failed in the daemon itself: "did
+ * not start" is never "exited 127".  Runs of node scope are recorded
+ * too, by every node that runs them.
  * A child that takes more than the start bound is killed and counts as
  * not started; one timer (start_t) watches the oldest of them.
  *
@@ -126,20 +128,49 @@ env_build(const struct job *j, const struct passwd *pw, const char *fireid,
 }
 
 /*
- * Start a fire of job j at instant `fire': recorded in the store when
- * cluster is set (the claim is won).  Returns 0, or -1 when the job
- * could not start.
+ * An attempt that could not be started: recorded as failed, with why,
+ * so that the history shows it (a cluster fire was claimed, and no
+ * other node will run it).
+ */
+static void
+run_failed(const char *id, time_t fire, int attempt, const char *why)
+{
+	struct store_error	 se;
+
+	if (D.d_st == NULL)
+		return;
+	if (store_run_fail(D.d_st, id, fire, attempt, clock_now_ms(), why,
+	    &se) == -1)
+		store_failed("recording a run that did not start", &se);
+}
+
+/*
+ * Start a fire of job j at instant `fire': cluster is set when its
+ * claim was won.  Every run is recorded in the store, those of node
+ * scope by each node.  Returns 0, or -1 when the job could not start.
  */
 int
 run_start(struct job *j, time_t fire, int cluster)
 {
+	return (run_attempt(j, fire, cluster, 1));
+}
+
+/*
+ * Start attempt `attempt' of a fire: run_start()'s, for a fire that
+ * starts at a later attempt (a rerun after a lost node, fire.c).
+ */
+int
+run_attempt(struct job *j, time_t fire, int cluster, int attempt)
+{
 	struct fire	*f;
 	struct passwd	*pw;
-	char		 when[32], fireid[CRON_IDLEN + 40];
+	char		 when[32], fireid[CRON_IDLEN + 40], why[300];
 
 	if ((pw = getpwnam(job_owner(j))) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
 		    job_owner(j), job_id(j, fireid));
+		snprintf(why, sizeof(why), "no such user %s", job_owner(j));
+		run_failed(fireid, fire, attempt, why);
 		return (-1);
 	}
 	f = xcalloc(1, sizeof(*f));
@@ -157,7 +188,7 @@ run_start(struct job *j, time_t fire, int cluster)
 	f->f_env = env_build(j, pw, fireid, fire);
 	f->f_instant = fire;
 	f->f_cluster = cluster;
-	f->f_attempt = 1;
+	f->f_attempt = attempt;
 	f->f_nretry = job_opts(j)->o_nretry;
 	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
 	f->f_timeout = job_opts(j)->o_timeout;
@@ -176,11 +207,13 @@ attempt_start(struct fire *f)
 	struct spawn_req	 sr;
 	struct spawn_err	 se;
 	struct passwd		*pw;
-	char			 title[128], num[16];
+	char			 title[128], num[16], why[300];
 
 	if ((pw = getpwnam(f->f_owner)) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
 		    f->f_owner, f->f_id);
+		snprintf(why, sizeof(why), "no such user %s", f->f_owner);
+		run_failed(f->f_id, f->f_instant, f->f_attempt, why);
 		return (-1);
 	}
 	snprintf(num, sizeof(num), "%d", f->f_attempt);
@@ -200,6 +233,7 @@ attempt_start(struct fire *f)
 	if (spawn_launch(&sr, &f->f_sj, &se) == -1) {
 		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
 		    se.se_msg);
+		run_failed(f->f_id, f->f_instant, f->f_attempt, se.se_msg);
 		return (-1);
 	}
 	f->f_state = FS_RUNNING;
@@ -215,7 +249,7 @@ attempt_start(struct fire *f)
 	 * a turn, after every job due then has been forked
 	 * (run_record()).
 	 */
-	f->f_torecord = f->f_cluster;
+	f->f_torecord = 1;
 	if (f->f_timeout > 0)
 		mtimer_set(&f->f_timer,
 		    clock_mono() + (int64_t)f->f_timeout * 1000);
@@ -254,9 +288,11 @@ attempt_settle(struct fire *f)
 	if (f->f_mailer)
 		log_warnx("(%s) MAIL (sendmail did not start: %s)",
 		    f->f_owner, se.se_msg);
-	else
+	else {
 		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
 		    se.se_msg);
+		run_failed(f->f_id, f->f_instant, f->f_attempt, se.se_msg);
+	}
 	D.d_nrunning--;
 	if (f->f_job != NULL)
 		f->f_job->j_running--;
@@ -535,6 +571,8 @@ attempt_end(struct fire *f)
 	if (f->f_torecord)
 		run_record();
 	ob = &f->f_sj->sj_output;
+	metrics_run_end(f->f_id, f->f_owner, f->f_start, clock_now_ms(),
+	    f->f_wstatus);
 	if (f->f_runid != 0 && D.d_st != NULL) {
 		t0 = clock_mono();
 		if (store_run_end(D.d_st, f->f_runid, clock_now_ms(),

@@ -5,11 +5,17 @@
 # nostart.sh: jobs that do not start, now that the daemon learns so
 # after fork() returned (run.c, spawn_launch()): a job whose HOME does
 # not exist and one whose SHELL does not exist are logged as CMD FAILED
-# with the step that failed, never as CMD, and leave no run in the
-# store, while a job that exits 127 is a run that finished 127 and the
-# table's other job runs as usual.
+# with the step that failed, never as CMD, and are recorded in the
+# store as failed runs with that reason, while a job that exits 127 is
+# a run that finished 127 and the table's other job runs as usual.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+
+# The runs with the head of their output (ccstore outputs).
+outputs()
+{
+	"$CCSTORE" "${STORE:-sqlite:$T/cc.db}" outputs
+}
 
 dmn_setup a </dev/null
 O=$T/jobs
@@ -52,7 +58,13 @@ ok=$(head -n 1 "$O/ok")
 e127=$(cat "$O/127")
 r=$(runs)
 other=$(printf '%s\n' "$r" | grep -vE "^($ok|$e127) ")
-same "no run recorded for the jobs that did not start" "$other" ""
+same "the jobs that did not start are recorded as failed, exit -1" \
+    "$(printf '%s\n' "$other" | grep -cv ' 1 a failed -1 0 ')" 0
+o=$(outputs)
+contains "missing HOME: failed run says why" "$o" \
+    "^[0-9a-f]{32} [0-9]+ 1 a failed chdir.s/nonexistent/home:"
+contains "missing SHELL: failed run says why" "$o" \
+    "^[0-9a-f]{32} [0-9]+ 1 a failed exec.s/nonexistent/sh:"
 contains "the good job's runs finished 0" "$r" \
     "^$ok [0-9]+ 1 a finished 0 0 [0-9]+\$"
 contains "exit 127 is a run that finished 127" "$r" \
