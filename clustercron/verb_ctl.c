@@ -16,6 +16,7 @@
 
 #include "admin.h"
 #include "clustercron.h"
+#include "parser.h"
 #include "pathnames.h"
 #include "store.h"
 
@@ -78,6 +79,14 @@ ctl_job(struct admin *a, const char *word, int pause)
 	if (store_jobs_list(a->a_st, NULL, &jobs, &n, &se) == -1)
 		admin_storefail(a, "listing the jobs", &se);
 	j = admin_job_pick(a, jobs, n, word);
+	/*
+	 * Only claims look at the flag, and a node-local job's fires are
+	 * not claimed: pausing one would say it stopped when it did not.
+	 */
+	if (pause && j->j_scope == SCOPE_NODE)
+		errx(1, "%s: job %.*s runs on every node without a claim: "
+		    "pausing it would not stop it", a->a_verb, ADMIN_SHORTID,
+		    j->j_id);
 	if (store_job_pause(a->a_st, j->j_id, pause, &se) == -1) {
 		if (se.se_class == STORE_CONFLICT)
 			errx(1, "%s: job %s is gone", a->a_verb, j->j_id);

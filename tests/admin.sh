@@ -320,6 +320,10 @@ adm resume --job fedcba987654
 same "resume --job" "$out" "job fedcba987654: resumed"
 adm pause --node x
 same "pause takes no --node" "$rc" 1
+adm pause "$NYC"
+same "pause: a node-local job is refused" "$rc" 1
+contains "pause: node-local, why" "$err" \
+    "pause: job $(short "$NYC") runs on every node without a claim"
 
 # ---- usage and configuration errors
 adm history -n -1
