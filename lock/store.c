@@ -126,6 +126,7 @@ static int	 beat_fn(struct store *, void *, struct store_error *);
 static int	 drain_fn(struct store *, void *, struct store_error *);
 static int	 node_row(void *, const struct sval *, size_t);
 static void	 nodes_free(void *, size_t);
+static void	 lostids_add(struct store *, int64_t);
 static int	 lost_fn(struct store *, void *, struct store_error *);
 static int	 holder_row(void *, const struct sval *, size_t);
 static int	 lease_take(struct store *, struct count_arg *,
@@ -210,6 +211,9 @@ static const char *const fault_points[] = {
 	"run_end.before", "run_end.after",
 	"run_end.commit.before", "run_end.commit.after",
 	"run_fail.before", "run_fail.after",
+	"lost.before", "lost.after",
+	"lost.commit.before", "lost.commit.after",
+	"lost.mine.before", "lost.mine.after",
 	"register.scan.before", "register.scan.after",
 	"register.before", "register.after",
 	"register.commit.before", "register.commit.after",
@@ -834,6 +838,7 @@ store_close(struct store *st)
 	free(st->s_mysql_group);
 	free(st->s_node);
 	free(st->s_uncertain);
+	free(st->s_lostids);
 	free(st);
 }
 
@@ -2449,29 +2454,65 @@ struct count_arg {
  * exactly one (on MariaDB the others wait on the row lock, then find
  * it lost already), and only that one returns it.  Rows are locked in
  * id order, so two such transactions do not deadlock on each other.
+ *
+ * The write also names the node that marked the run (lost_by).  Until
+ * the transaction's commit is known to have succeeded, the runs it
+ * marked are remembered in the store; should the result be lost, the
+ * next attempt (in this call or a later one) reads each back and
+ * returns those that name this node, so that a mark whose commit went
+ * through is still handed to its caller.  Nothing else ever writes a
+ * lost run's lost_by, so the answer is final.
  */
 struct lost_arg {
 	int64_t		 timeout;
 	int64_t		 id;		/* store_run_lost(); 0: every node */
 	int		 marked;
-	struct vec	 v;		/* candidates, then those marked */
+	struct vec	 v;		/* the runs this call marked */
+	struct vec	 cand;		/* candidates */
 };
+
+static void
+lostids_add(struct store *st, int64_t id)
+{
+	int64_t	*p;
+	size_t	 i, cap;
+
+	for (i = 0; i < st->s_nlostids; i++)
+		if (st->s_lostids[i] == id)
+			return;
+	if (st->s_nlostids == st->s_lostcap) {
+		cap = st->s_lostcap == 0 ? 16 : st->s_lostcap * 2;
+		if (cap > LOSTIDS_MAX || (p = reallocarray(st->s_lostids,
+		    cap, sizeof(*p))) == NULL) {
+			if (st->s_nlostids == 0)
+				return;
+			memmove(&st->s_lostids[0], &st->s_lostids[1],
+			    (st->s_nlostids - 1) * sizeof(*p));
+			st->s_nlostids--;
+		} else {
+			st->s_lostids = p;
+			st->s_lostcap = cap;
+		}
+	}
+	st->s_lostids[st->s_nlostids++] = id;
+}
 
 static int
 lost_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct lost_arg		*a = arg;
-	struct store_run	*r = NULL;
+	struct store_run	*r, *to;
 	struct meta_arg		 m;
-	struct sval		 p[2];
+	struct sval		 p[3];
 	int64_t			 changed;
-	size_t			 i, k;
+	size_t			 i;
 	unsigned char		*mark = NULL;
 	int			 rc = -1;
 
 	store_runs_free(a->v.v_p, a->v.v_n);
-	a->v.v_p = NULL;
-	a->v.v_n = a->v.v_cap = 0;
+	store_runs_free(a->cand.v_p, a->cand.v_n);
+	a->v.v_p = a->cand.v_p = NULL;
+	a->v.v_n = a->v.v_cap = a->cand.v_n = a->cand.v_cap = 0;
 	a->marked = 0;
 	memset(&m, 0, sizeof(m));
 	if (xexec(st, "lost", S_NOW, 0, NULL, 0, meta_row, &m, NULL,
@@ -2479,8 +2520,9 @@ lost_fn(struct store *st, void *arg, struct store_error *err)
 		return (-1);
 	if (a->id != 0) {
 		p[0] = SVI(m.v);
-		p[1] = SVI(a->id);
-		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 2, NULL, NULL,
+		p[1] = SVS(st->s_node);
+		p[2] = SVI(a->id);
+		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 3, NULL, NULL,
 		    &changed, err) == -1)
 			return (-1);
 		a->marked = changed == 1;
@@ -2488,37 +2530,54 @@ lost_fn(struct store *st, void *arg, struct store_error *err)
 	}
 	if (xbegin(st, err) == -1)
 		return (-1);
+	for (i = 0; i < st->s_nlostids; i++) {
+		p[0] = SVI(st->s_lostids[i]);
+		p[1] = SVS(st->s_node);
+		if (xexec(st, "lost.mine", S_LOST_MINE, 0, p, 2, run_row,
+		    &a->v, NULL, err) == -1)
+			goto out;
+	}
 	p[0] = SVS(st->s_node);
 	p[1] = SVI(a->timeout);
-	if (xexec(st, "lost", S_LOST_FIND, 0, p, 2, run_row, &a->v, NULL,
+	if (xexec(st, "lost", S_LOST_FIND, 0, p, 2, run_row, &a->cand, NULL,
 	    err) == -1)
 		goto out;
-	if (a->v.v_n > 0 && (mark = calloc(a->v.v_n, 1)) == NULL) {
+	if (a->cand.v_n > 0 && (mark = calloc(a->cand.v_n, 1)) == NULL) {
 		nomem(err);
 		goto out;
 	}
-	r = a->v.v_p;
-	for (i = 0; i < a->v.v_n; i++) {
+	r = a->cand.v_p;
+	for (i = 0; i < a->cand.v_n; i++) {
 		p[0] = SVI(m.v);
-		p[1] = SVI(r[i].r_id);
-		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 2, NULL, NULL,
+		p[1] = SVS(st->s_node);
+		p[2] = SVI(r[i].r_id);
+		if (xexec(st, "lost", S_RUN_LOSE, 0, p, 3, NULL, NULL,
 		    &changed, err) == -1)
 			goto out;
-		mark[i] = changed == 1;
+		if ((mark[i] = changed == 1))
+			lostids_add(st, r[i].r_id);
 	}
 	if (xcommit(st, "lost", err) == -1)
 		goto out;
-	/* Keep the runs this call marked; free the others. */
-	for (i = k = 0; i < a->v.v_n; i++) {
+	/* Hand over the runs marked; free the other candidates. */
+	for (i = 0; i < a->cand.v_n; i++) {
 		if (!mark[i]) {
 			run_clear(&r[i]);
 			continue;
 		}
-		r[i].r_state = RUN_LOST;
-		r[i].r_end = m.v;
-		r[k++] = r[i];
+		if ((to = vec_push(&a->v)) == NULL) {
+			/* Still remembered: a later call returns them. */
+			for (; i < a->cand.v_n; i++)
+				run_clear(&r[i]);
+			a->cand.v_n = 0;
+			nomem(err);
+			goto out;
+		}
+		*to = r[i];
+		to->r_state = RUN_LOST;
+		to->r_end = m.v;
 	}
-	a->v.v_n = k;
+	a->cand.v_n = 0;
 	rc = 0;
 out:
 	free(mark);
@@ -2530,17 +2589,22 @@ store_runs_mark_lost(struct store *st, int64_t timeout,
     struct store_run **lost, size_t *n, struct store_error *err)
 {
 	struct lost_arg	 a;
+	int		 rc;
 
 	err = err_init(err);
 	*lost = NULL;
 	*n = 0;
 	memset(&a, 0, sizeof(a));
 	a.timeout = timeout;
-	a.v.v_size = sizeof(struct store_run);
-	if (run_op(st, lost_fn, &a, err) == -1) {
+	a.v.v_size = a.cand.v_size = sizeof(struct store_run);
+	rc = run_op(st, lost_fn, &a, err);
+	store_runs_free(a.cand.v_p, a.cand.v_n);
+	if (rc == -1) {
 		store_runs_free(a.v.v_p, a.v.v_n);
 		return (-1);
 	}
+	/* Every mark in doubt is settled: returned now if it was ours. */
+	st->s_nlostids = 0;
 	if (a.v.v_n == 0)
 		free(a.v.v_p);
 	else {
@@ -2565,7 +2629,7 @@ store_run_lost(struct store *st, int64_t id, int *marked,
 	}
 	memset(&a, 0, sizeof(a));
 	a.id = id;
-	a.v.v_size = sizeof(struct store_run);
+	a.v.v_size = a.cand.v_size = sizeof(struct store_run);
 	if (run_op(st, lost_fn, &a, err) == -1)
 		return (-1);
 	*marked = a.marked;

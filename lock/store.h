@@ -360,14 +360,18 @@ void	 store_nodes_free(struct store_node *, size_t);
  * this call marked are returned in a new array *lost of *n copies
  * (r_state RUN_LOST, r_end the store's clock when marked), which the
  * caller frees with store_runs_free(), to log them and start again
- * those whose job asks for it.  *lost is NULL when none.  Should the
- * connection drop just as the marks commit, they stand but no call
- * returns them: the runs show as lost in the history, not rerun.
+ * those whose job asks for it.  *lost is NULL when none.  A mark names
+ * the node that made it, so when the connection drops as the marks
+ * commit, the call (or, once the store answers, a later one) reads
+ * them back and still returns those it made; a node therefore calls
+ * this through one store handle only.
  *
  * store_run_lost() marks run id lost if it still runs: for a node that
  * restarts and finds runs of its own whose process is gone.  *marked is
  * 1 when this call changed it, 0 when it had already ended or been
- * marked lost (by another node).
+ * marked lost (by another node), and 0 too, erring on the side of not
+ * running a job twice, if the connection dropped just as the mark
+ * committed.
  *
  * A run marked lost that ends after all (store_run_end()) keeps the
  * state RUN_LOST and gets its end, exit status and output: its end

@@ -71,7 +71,8 @@ enum stmt {
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
 	S_LOST_FIND,		/* node, timeout -> runcols */
-	S_RUN_LOSE,		/* ended, id */
+	S_RUN_LOSE,		/* ended, node, id */
+	S_LOST_MINE,		/* id, node -> runcols (locking) */
 	S_LEASE_UPDATE,		/* holder, ttl, name, holder */
 	S_LEASE_INSERT,		/* name, holder, ttl */
 	S_LEASE_READ,		/* name -> holder */
@@ -182,7 +183,14 @@ struct store {
 	size_t		 s_nuncertain;
 	size_t		 s_uncap;
 	int		 s_beat_first;
+	/* Runs marked lost by a transaction whose result was lost. */
+	int64_t		*s_lostids;
+	size_t		 s_nlostids;
+	size_t		 s_lostcap;
 };
+
+/* At most this many such runs are remembered (the oldest go first). */
+#define LOSTIDS_MAX	4096
 
 /* store.c helpers for the backends. */
 void	 store_seterr(struct store_error *, enum store_class, int, int,

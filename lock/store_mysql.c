@@ -124,6 +124,11 @@ static const char *const my_text[S_COUNT] = {
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_LOST_FIND] = SQL_LOST_FIND,
 	[S_RUN_LOSE] = SQL_RUN_LOSE,
+	/*
+	 * A locking read: a transaction of ours whose connection was cut
+	 * may still be committing its marks; wait for it to end.
+	 */
+	[S_LOST_MINE] = SQL_LOST_MINE " LOCK IN SHARE MODE",
 	[S_LEASE_UPDATE] = SQL_LEASE_UPDATE,
 	[S_LEASE_INSERT] = SQL_LEASE_INSERT,
 	[S_LEASE_READ] = SQL_LEASE_READ,
@@ -220,10 +225,14 @@ static const char *const my_step3[] = {
 	NULL
 };
 
-/* Version 4: runs per node and job names, as in store_sqlite.c. */
+/*
+ * Version 4: runs per node, job names, and who marked a run lost, as in
+ * store_sqlite.c.
+ */
 static const char *const my_step4[] = {
 	"ALTER TABLE jobs ADD COLUMN IF NOT EXISTS name VARBINARY(255) "
 	    "NOT NULL DEFAULT ''",
+	"ALTER TABLE runs ADD COLUMN IF NOT EXISTS lost_by " NAMETYPE,
 	"ALTER TABLE runs DROP INDEX IF EXISTS runs_fire, "
 	    "ADD UNIQUE INDEX IF NOT EXISTS runs_once "
 	    "(job_id, fire, attempt, node)",

@@ -105,7 +105,11 @@
 	SQL_RUNCOLS " WHERE state = 0 AND node <> ? AND node IN (SELECT " \
 	"name FROM nodes WHERE beat < " NOW " - ?) ORDER BY id"
 #define SQL_RUN_LOSE \
-	"UPDATE runs SET state = 2, ended = ? WHERE id = ? AND state = 0"
+	"UPDATE runs SET state = 2, ended = ?, lost_by = ? WHERE id = ? AND " \
+	"state = 0"
+/* A run an earlier, cut-off attempt may have marked: ours iff it names us. */
+#define SQL_LOST_MINE \
+	SQL_RUNCOLS " WHERE id = ? AND state = 2 AND lost_by = ?"
 #define SQL_LEASE_UPDATE \
 	"UPDATE leases SET holder = ?, expires = " NOW " + ? WHERE " \
 	"name = ? AND (holder = ? OR expires < " NOW ")"

@@ -120,6 +120,7 @@ static const char *const sq_text[S_COUNT] = {
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_LOST_FIND] = SQL_LOST_FIND,
 	[S_RUN_LOSE] = SQL_RUN_LOSE,
+	[S_LOST_MINE] = SQL_LOST_MINE,
 	[S_LEASE_UPDATE] = SQL_LEASE_UPDATE,
 	[S_LEASE_INSERT] = SQL_LEASE_INSERT,
 	[S_LEASE_READ] = SQL_LEASE_READ,
@@ -224,11 +225,14 @@ static const char *const sq_step3[] = {
  * Version 4: a run is one row per (job, fire, attempt, node), since a
  * node-scope job runs on every node and each records its own run (a
  * cluster fire still has one run: only its claimant starts it); jobs
- * get the table's explicit name.  Runs that could not start (state 5)
+ * get the table's explicit name; a run marked lost names the node that
+ * marked it, which tells that node the mark was its own when the
+ * result of its write was lost.  Runs that could not start (state 5)
  * need no change.
  */
 static const char *const sq_step4[] = {
 	"ALTER TABLE jobs ADD COLUMN name TEXT NOT NULL DEFAULT ''",
+	"ALTER TABLE runs ADD COLUMN lost_by TEXT",
 	"DROP INDEX IF EXISTS runs_fire",
 	"CREATE UNIQUE INDEX runs_once ON runs (job_id, fire, attempt, node)",
 	NULL

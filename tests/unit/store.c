@@ -43,6 +43,9 @@ static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
+static int64_t	 silent_run(const char *, time_t);
+static int	 lost_count(struct store *, int64_t, int *,
+		    struct store_error *);
 static int	 claim_again(struct store *, const char *, time_t, int *,
 		    struct store_error *);
 static int	 batch_again(struct store *, const char *const *, size_t,
@@ -918,6 +921,41 @@ test_moved_on(struct store *a, struct store *b, const char *id,
 	return (fire + 60);
 }
 
+/* A running run of a node that beat once and went silent. */
+static int64_t
+silent_run(const char *job, time_t fire)
+{
+	struct store_error	 err;
+	struct store		*s;
+	int64_t			 id = 0, sms;
+	int			 dr;
+
+	if ((s = open_node(url1, "silent", 0)) == NULL)
+		return (0);
+	if (store_heartbeat(s, clock_now_ms(), 1, &sms, &dr, &err) == -1 ||
+	    store_run_start(s, job, fire, 1, 1, clock_now_ms(), &id,
+	    &err) == -1)
+		id = 0;
+	store_close(s);
+	return (id);
+}
+
+/* Mark the silent runs lost; count in *got how often run id came back. */
+static int
+lost_count(struct store *st, int64_t id, int *got, struct store_error *err)
+{
+	struct store_run	*r;
+	size_t			 n, i;
+	int			 rc;
+
+	rc = store_runs_mark_lost(st, -3600000, &r, &n, err);
+	for (i = 0; i < n; i++)
+		if (r[i].r_id == id && r[i].r_state == RUN_LOST)
+			(*got)++;
+	store_runs_free(r, n);
+	return (rc);
+}
+
 /*
  * Every fault point: drop the connection there (or fail the statement
  * as a deadlock would) and check that the outcome is still the truth.
@@ -936,7 +974,8 @@ test_faults(struct store *a, struct store *b)
 	int64_t			 rid, v, sms;
 	size_t			 nwon, k;
 	int			 won, rc, dr, fire = 10000, i, reached = 0;
-	int			 tries, hinted;
+	int			 tries, hinted, nback;
+	int64_t			 vid;
 	struct store_job	 many[NREG], *got;
 	char			 mid[NREG][40], cmdbuf[64];
 
@@ -1060,6 +1099,22 @@ test_faults(struct store *a, struct store *b)
 			    nr == 1 && r[0].r_fire == fire &&
 			    r[0].r_state == RUN_FAILED, "%s: once", *pt);
 			store_runs_free(r, nr);
+		} else if (strncmp(*pt, "lost.", 5) == 0) {
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			vid = silent_run(id, fire);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			/* Reached only when settling a lost commit. */
+			if (strncmp(*pt, "lost.mine.", 10) == 0)
+				store_fault_add("lost.commit.after", 1,
+				    STORE_FAULT_DROP);
+			nback = 0;
+			for (tries = 0; tries < 3; tries++) {
+				rc = lost_count(a, vid, &nback, &err);
+				if (rc == 0)
+					break;
+			}
+			ok(vid > 0 && rc == 0 && nback == 1, "%s: the silent "
+			    "node's run is handed over once (%d)", *pt, nback);
 		} else if (strncmp(*pt, "register.", 9) == 0) {
 			/* Enough jobs to read the stored digests first. */
 			strlcpy(cmdbuf, *pt, sizeof(cmdbuf));
@@ -1108,7 +1163,7 @@ test_faults(struct store *a, struct store *b)
 			    store_backend(a));
 		store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	}
-	ok(reached >= (is_mysql ? 41 : 45), "%d fault points reached",
+	ok(reached >= (is_mysql ? 47 : 51), "%d fault points reached",
 	    reached);
 
 	/*
@@ -1161,6 +1216,29 @@ test_faults(struct store *a, struct store *b)
 	    "hint lost: three won, the fourth said worth trying alone");
 	ok(claim_again(a, bids[0], fire, &won, &err) == 0 && !won,
 	    "hint lost: alone, it is found B's");
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	/*
+	 * Runs marked lost by a commit whose result was lost, and no way
+	 * back: a later call hands them over.
+	 */
+	fire += 60;
+	vid = silent_run(id, fire);
+	store_fault_set("lost.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	nback = 0;
+	rc = lost_count(a, vid, &nback, &err);
+	ok(rc == -1 && err.se_lost && nback == 0 && store_fault_hits() == 2,
+	    "lost marks, result lost: reported lost");
+	for (i = 0; i < 500; i++) {
+		if ((rc = lost_count(a, vid, &nback, &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	ok(rc == 0 && nback == 1, "a later call hands the run over (%d)",
+	    nback);
+	nback = 0;
+	ok(lost_count(b, vid, &nback, &err) == 0 && nback == 0,
+	    "and no other node gets it");
 	store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	/* A lost batch settled one claim at a time. */
 	fire += 60;
