@@ -24,7 +24,7 @@ MAILTO=""
 */2 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every2
 */3 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every3; sleep 1
 CLUSTERCRON_SCOPE=node
-*/2 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
+*/2 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE; echo \$CLUSTERCRON_JOB_ID >$O/local.id
 EOF
 done
 
@@ -72,7 +72,17 @@ for n in n1 n2 n3; do
 done
 
 # From the runs table: one run per fire, as many as the files hold.
-r=$(runs)
+# The node-local job's runs are recorded by each node: one per node
+# and fire.
+all=$(runs)
+lid=$(cat "$O/local.id")
+r=$(echo "$all" | awk -v l="$lid" '$1 != l')
+local=$(echo "$all" | awk -v l="$lid" '$1 == l')
+same "runs: node-local fires once per node" \
+    "$(echo "$local" | awk '{ print $2, $4 }' | sort | uniq -d)" ""
+same "runs: node-local runs, as many as the files" \
+    "$(echo "$local" | awk '$5 == "finished"' | wc -l | tr -d ' ')" \
+    "$(cat "$O"/local.n? | wc -l | tr -d ' ')"
 same "runs: no fire started twice" \
     "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
 same "runs: all finished with exit 0" \
