@@ -320,6 +320,13 @@ void	 fire_store_ok(void);
 void	 fire_flush(void);
 void	 fire_forget(struct job *);
 void	 fire_moved(const struct job *, size_t, struct job *const *);
+/*
+ * fire_rerun(id, fire, attempt): this node marked lost the run of
+ * attempt `attempt' (the lost run's own number) of fire (id, fire);
+ * when the job is here with CLUSTERCRON_LOST=rerun and the fire has not
+ * been rerun yet, attempt + 1 starts here.  Strings are borrowed.
+ */
+void	 fire_rerun(const char *, time_t, int);
 
 /* run.c */
 int	 run_start(struct job *, time_t, int);

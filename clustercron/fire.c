@@ -26,6 +26,12 @@
  *	missed (no node claimed it in time) --catch-up policy, within the
  *	    grace, claim won--> running; otherwise claim won --> missed
  *	    (noted)
+ *	running --its node lost (marked by this node)--CLUSTERCRON_LOST=
+ *	    rerun, first loss of the fire--> running (next attempt, here)
+ *	due --node drained------------------------------> not run here;
+ *	                                                     misfire pass
+ *	                                                     owed
+ *	due --node fenced (heartbeat too old)-----------> as store unusable
  *
  * The claim is the only decision point between nodes: whatever a node
  * does with a fire (run it, note it skipped or missed) it does after
@@ -56,6 +62,8 @@
 #define RECOVER_MARGIN	2
 /* How far the misfire pass walks one job's schedule. */
 #define RECOVER_STEPS	100000
+/* Newest runs of a job read to tell whether a fire was rerun. */
+#define RERUN_LOOK	200
 
 struct doubt;
 static void	 fire_one(struct job *, time_t, int);
@@ -63,7 +71,7 @@ static void	 fire_won(struct job *, time_t, int, int);
 static void	 doubt_add(const char *, time_t, int);
 static int	 doubt_cmp(const void *, const void *);
 static int	 doubts_settle(void);
-static int	 doubt_settle(struct job *, const struct doubt *);
+static int	 doubt_settle(struct job *, const struct doubt *, int);
 static int	 queued_cmp(const void *, const void *);
 static int	 overlapping(struct job *, time_t);
 static int	 sjob_cmp(const void *, const void *);
@@ -270,12 +278,26 @@ fire_one(struct job *j, time_t fire, int catchup)
 		    j->j_running > 0) {
 			log_info("(%s) SKIPPED (%s %s: still running)",
 			    job_owner(j), D.d_conf.c_node, when);
+			metrics_fire_noted(job_id(j, id), job_owner(j),
+			    RUN_SKIPPED);
 			return;
 		}
 		run_start(j, fire, 0);
 		return;
 	}
 
+	switch (node_may_claim()) {
+	case NC_OK:
+		break;
+	case NC_DRAINED:
+		/* Other nodes claim it; a pass is owed should none. */
+		D.d_recover = 1;
+		return;
+	case NC_FENCED:
+		D.d_recover = 1;
+		doubt_add(job_id(j, id), fire, 1);
+		return;
+	}
 	if (D.d_st == NULL) {
 		D.d_recover = 1;
 		doubt_add(job_id(j, id), fire, 1);
@@ -300,6 +322,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 		return;
 	}
 	fire_store_ok();
+	metrics_claims(won, !won);
 	fire_won(j, fire, won, catchup);
 }
 
@@ -334,10 +357,13 @@ doubt_cmp(const void *a, const void *b)
  * Ask the store whose the fire in doubt is: a read of the claims first,
  * then the claim made again, which wins it now if nobody had it.  Ours,
  * it runs if still on time (or within a catch-up grace), else it is
- * noted missed.  Returns -1 when the store failed again.
+ * noted missed.  A dropped fire was never started on time: a misfire,
+ * of which a job gets one catch-up, for the latest (last set) of its
+ * dropped fires, as after any outage.  Returns -1 when the store
+ * failed again.
  */
 static int
-doubt_settle(struct job *j, const struct doubt *d)
+doubt_settle(struct job *j, const struct doubt *d, int last)
 {
 	struct store_error	 se;
 	const struct cron_opts	*o = job_opts(j);
@@ -352,16 +378,18 @@ doubt_settle(struct job *j, const struct doubt *d)
 		store_failed("settling a claim in doubt", &se);
 		return (-1);
 	}
+	metrics_claims(won, !won);
 	if (!won)
 		return (0);
-	/* A dropped fire was not started on time: a misfire. */
 	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
-	    (o->o_misfire == MISFIRE_CATCHUP && late <= (time_t)o->o_grace)) {
+	    (d->d_dropped && last && o->o_misfire == MISFIRE_CATCHUP &&
+	    late <= (time_t)o->o_grace)) {
 		fire_won(j, fire, 1, 1);
 		return (0);
 	}
 	fmt_utc(fire, when, sizeof(when));
 	log_info("(%s) MISSED (%s %s)", job_owner(j), D.d_conf.c_node, when);
+	metrics_fire_noted(id, job_owner(j), RUN_MISSED);
 	if (store_fire_note(D.d_st, id, fire, RUN_MISSED, D.d_now, &se) == -1) {
 		store_failed("noting a missed fire", &se);
 		return (-1);
@@ -380,7 +408,7 @@ doubts_settle(void)
 {
 	struct table	*tb;
 	struct doubt	 key, *d;
-	size_t		 k, i, j, lo, hi;
+	size_t		 k, i, j, lo, hi, last;
 	int		 rv = 0;
 
 	if (ndoubts == 0)
@@ -400,12 +428,20 @@ doubts_settle(void)
 				else
 					hi = i;
 			}
-			i = lo;
-			for (; i < ndoubts && rv == 0; i++) {
+			/* Its latest dropped fire, for the one catch-up. */
+			last = ndoubts;
+			for (i = lo; i < ndoubts &&
+			    strcmp(doubts[i].d_id, key.d_id) == 0; i++)
+				if (doubts[i].d_dropped && !doubts[i].d_done)
+					last = i;
+			for (i = lo; i < ndoubts && rv == 0; i++) {
 				d = &doubts[i];
 				if (strcmp(d->d_id, key.d_id) != 0)
 					break;
-				if (doubt_settle(&tb->tb_jobs[k], d) == -1)
+				if (d->d_done)
+					continue;
+				if (doubt_settle(&tb->tb_jobs[k], d,
+				    i == last) == -1)
 					rv = -1;
 				else
 					d->d_done = 1;
@@ -445,6 +481,7 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 		if (busy) {
 			log_info("(%s) SKIPPED (%s %s: still running)",
 			    job_owner(j), D.d_conf.c_node, when);
+			metrics_fire_noted(id, job_owner(j), RUN_SKIPPED);
 			if (store_fire_note(D.d_st, id, fire,
 			    RUN_SKIPPED, D.d_now, &se) == -1)
 				store_failed("noting a skipped fire", &se);
@@ -491,6 +528,11 @@ fire_recover(void)
 	D.d_recover = 0;
 	if (D.d_st == NULL || D.d_stopping)
 		return;
+	/* A node that may not claim owes the pass until it may. */
+	if (node_may_claim() != NC_OK) {
+		D.d_recover = 1;
+		return;
+	}
 	/* Claims in doubt first: settling them may move last fires. */
 	if (doubts_settle() == -1)
 		return;
@@ -541,11 +583,13 @@ fire_recover(void)
 				doubt_add(id, latest, 0);
 				goto out;
 			}
+			metrics_claims(won, !won);
 			if (!won)
 				continue;
 			fmt_utc(latest, when, sizeof(when));
 			log_info("(%s) MISSED (%s %s)", job_owner(j),
 			    D.d_conf.c_node, when);
+			metrics_fire_noted(id, job_owner(j), RUN_MISSED);
 			if (store_fire_note(D.d_st, id, latest,
 			    RUN_MISSED, D.d_now, &se) == -1) {
 				store_failed("noting a missed fire", &se);
@@ -588,6 +632,7 @@ fire_flush(void)
 	char			(*hex)[CRON_IDLEN + 1];
 	unsigned char		*won;
 	size_t			 i, k, n, nwon, total = nqueue, nstart = 0;
+	size_t			 ndown = 0;
 	int64_t			 t0 = clock_mono(), t1;
 	int			 w, down = 0;
 	char			 hex0[CRON_IDLEN + 1];
@@ -595,6 +640,26 @@ fire_flush(void)
 	if (nqueue == 0)
 		return;
 	if (D.d_stopping) {
+		nqueue = 0;
+		return;
+	}
+	switch (node_may_claim()) {
+	case NC_OK:
+		break;
+	case NC_DRAINED:
+		/*
+		 * The other nodes claim them.  Should they all be
+		 * drained, the misfire pass notes the fires later.
+		 */
+		D.d_recover = 1;
+		nqueue = 0;
+		return;
+	case NC_FENCED:
+		/* As when the store is down: kept, settled later. */
+		D.d_recover = 1;
+		for (i = 0; i < nqueue; i++)
+			doubt_add(job_id(queue[i].q_job, hex0), queue[i].q_fire,
+			    1);
 		nqueue = 0;
 		return;
 	}
@@ -626,6 +691,7 @@ fire_flush(void)
 		if (down) {
 			for (n = i; n < k; n++)
 				doubt_add(hex[n], queue[n].q_fire, 1);
+			ndown += k - i;
 			continue;
 		}
 		n = k - i;
@@ -634,6 +700,7 @@ fire_flush(void)
 			store_failed("claiming fires", &se);
 			for (n = i; n < k; n++)
 				doubt_add(hex[n], queue[n].q_fire, 0);
+			ndown += k - i;
 			memset(won + i, 0, k - i);
 			down = 1;
 			continue;
@@ -648,6 +715,7 @@ fire_flush(void)
 				if (!down)
 					store_failed("claiming a fire", &se);
 				doubt_add(hex[n], queue[n].q_fire, down);
+				ndown++;
 				w = 0;
 				down = 1;
 			}
@@ -656,6 +724,10 @@ fire_flush(void)
 	}
 	if (!down)
 		fire_store_ok();
+	for (i = nwon = 0; i < nqueue; i++)
+		nwon += won[i] == 1;
+	/* What was claimed; fires in doubt are neither. */
+	metrics_claims(nwon, nqueue - nwon - ndown);
 	t1 = clock_mono();
 	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", total,
 	    (long long)(t1 - t0));
@@ -671,6 +743,72 @@ fire_flush(void)
 	if (nstart > 0)
 		log_debug("(CRON) STARTS (%zu fires in %lld ms)", nstart,
 		    (long long)(clock_mono() - t1));
+}
+
+/*
+ * Whether a run of the fire other than attempt `attempt' was lost: a
+ * rerun follows only a loss, so then the fire has had its rerun (or
+ * the run lost now was it).  -1 when the store cannot tell.
+ */
+static int
+lost_before(const char *id, time_t fire, int attempt)
+{
+	struct store_run	*runs;
+	struct store_error	 se;
+	size_t			 i, n;
+	int			 found = 0;
+
+	if (store_runs_list(D.d_st, id, RERUN_LOOK, &runs, &n, &se) == -1) {
+		store_failed("reading the runs of a lost fire", &se);
+		return (-1);
+	}
+	for (i = 0; i < n; i++)
+		if (runs[i].r_fire == fire && runs[i].r_attempt != attempt &&
+		    runs[i].r_state == RUN_LOST)
+			found = 1;
+	store_runs_free(runs, n);
+	return (found);
+}
+
+/*
+ * A run of fire (id, fire) at attempt `attempt' was marked lost by this
+ * node, its node dead (node.c).  A job here with CLUSTERCRON_LOST=rerun
+ * gets the fire started again, once, as attempt + 1, on this node: the
+ * conditional write that marked the run lost made this node the only
+ * one to act on it, so there is no new claim.  A fire is rerun once:
+ * not when an earlier run of it was lost too (the run lost now was its
+ * rerun, or came after it).  A fenced node starts nothing, as it would
+ * with the store down; a drained one does, as no other node will.
+ */
+void
+fire_rerun(const char *id, time_t fire, int attempt)
+{
+	struct job	*j;
+	char		 when[32];
+	int		 r;
+
+	if (D.d_stopping || D.d_st == NULL ||
+	    (j = job_find(id)) == NULL ||
+	    job_opts(j)->o_scope != SCOPE_CLUSTER ||
+	    job_opts(j)->o_lost != LOST_RERUN || attempt < 1)
+		return;
+	fmt_utc(fire, when, sizeof(when));
+	if (node_may_claim() == NC_FENCED) {
+		log_warnx("(%s) LOST (%s %s attempt %d: not run again, this "
+		    "node is fenced)", job_owner(j), D.d_conf.c_node, when,
+		    attempt);
+		return;
+	}
+	if ((r = lost_before(id, fire, attempt)) != 0) {
+		if (r == 1)
+			log_info("(%s) LOST (%s %s attempt %d: not run again, "
+			    "the fire was rerun once)", job_owner(j),
+			    D.d_conf.c_node, when, attempt);
+		return;
+	}
+	log_info("(%s) RERUN (%s %s attempt %d, attempt %d lost)",
+	    job_owner(j), D.d_conf.c_node, when, attempt + 1, attempt);
+	run_attempt(j, fire, 1, attempt + 1);
 }
 
 /* A job goes away: take it off the queue of fires to claim. */
