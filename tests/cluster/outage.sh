@@ -21,7 +21,7 @@ CLUSTERCRON_SECONDS=yes
 MAILTO=""
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/cluster
 CLUSTERCRON_SCOPE=node
-* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE; echo \$CLUSTERCRON_JOB_ID >$O/local.id
 EOF
 done
 # Started before the store: node-local jobs run, cluster jobs wait.
@@ -56,7 +56,13 @@ same "no fire twice" "$(cut -d' ' -f1 "$O/cluster" | sort | uniq -d)" ""
 r=$(runs)
 contains "missed fires noted once the store is back" "$r" \
     '^[0-9a-f]{32} [0-9]+ 0 n[12] missed '
+# Each node records its own runs of the node-local job.
+lid=$(cat "$O/local.id")
 same "runs: no fire started twice" \
-    "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
+    "$(echo "$r" | awk -v l="$lid" '$3 >= 1 && $1 != l { print $1, $2 }' |
+    sort | uniq -d)" ""
+same "runs: node-local fires once per node" \
+    "$(echo "$r" | awk -v l="$lid" '$1 == l { print $2, $4 }' | sort |
+    uniq -d)" ""
 
 finish
