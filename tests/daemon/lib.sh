@@ -266,7 +266,8 @@ runs_sql()
 {
 	mdb_sql "SELECT job_id, fire, attempt, node, CASE state
 	    WHEN 0 THEN 'running' WHEN 1 THEN 'finished' WHEN 2 THEN 'lost'
-	    WHEN 3 THEN 'missed' WHEN 4 THEN 'skipped' ELSE state END,
+	    WHEN 3 THEN 'missed' WHEN 4 THEN 'skipped' WHEN 5 THEN 'failed'
+	    ELSE state END,
 	    pid, started, COALESCE(ended, 0) FROM runs ${1:-} ORDER BY id" |
 	    tr '\t' ' '
 }
