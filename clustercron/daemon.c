@@ -609,6 +609,7 @@ daemon_main(int argc, char **argv)
 	malloc_trim(0);
 
 	loop();
+	run_flush();
 
 	log_info("(CRON) DEATH (%s)", got_term || D.d_stopping ?
 	    "stopped by signal" : "exiting");

@@ -242,6 +242,7 @@ struct fire {
 	int64_t		 f_runid;	/* 0: not recorded */
 	int		 f_torecord;	/* start not yet recorded */
 	int64_t		 f_start;	/* ms, wall clock */
+	int64_t		 f_end;		/* ms, wall clock, once ended */
 	int		 f_killed;	/* 1 TERM sent, 2 KILL sent */
 	int		 f_exited;
 	int		 f_eof;
@@ -337,6 +338,7 @@ void	 run_reap(void);
 void	 run_killall(int);
 void	 run_detach_job(struct job *);
 void	 run_record(void);
+void	 run_flush(void);
 size_t	 run_count(void);
 
 /* node.c */

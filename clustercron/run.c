@@ -81,6 +81,8 @@ static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
 static void	 history_trim(void);
+static void	 pending_add(const struct fire *, int, const char *);
+static int	 pending_flush(void);
 
 /* The start bound of the attempts still on their way to execve(). */
 static struct mtimer	 start_t = { { 0, TIMER_IDLE }, start_timer, NULL };
@@ -91,6 +93,36 @@ static size_t		 nstarting;
 /* Ends recorded in this turn, and the ms they took, for -d. */
 static size_t		 nended;
 static int64_t		 endms;
+
+/*
+ * Records the store could not take when they happened: the start and
+ * end of a run whose start was never recorded, the end of one whose
+ * start was, or a start that failed.  They are written, in order, once
+ * the store answers again, so that an outage leaves no run "running"
+ * for good and none unrecorded.  The store is tried again for them at
+ * most every PENDING_RETRY while it is known to be down; a run's end
+ * never waits on it.
+ */
+enum pending_kind { PK_RUN, PK_END, PK_FAIL };
+struct pending {
+	TAILQ_ENTRY(pending) p_entry;
+	enum pending_kind p_kind;
+	char		 p_id[CRON_IDLEN + 1];
+	time_t		 p_fire;
+	int		 p_attempt;
+	int		 p_pid;
+	int64_t		 p_start;	/* ms; PK_FAIL: when it failed */
+	int64_t		 p_runid;	/* PK_END */
+	int64_t		 p_end;
+	int		 p_wstatus;
+	char		*p_out;		/* head of the output, or why */
+	size_t		 p_outtotal;	/* bytes the run wrote */
+};
+static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
+static size_t		 npending;
+static int64_t		 pending_tried;	/* monotonic ms */
+#define PENDING_RETRY	5000		/* ms */
+#define PENDING_MAX	100000		/* then the oldest go */
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -136,12 +168,20 @@ static void
 run_failed(const char *id, time_t fire, int attempt, const char *why)
 {
 	struct store_error	 se;
+	struct fire		 f;
 
 	if (D.d_st == NULL)
 		return;
-	if (store_run_fail(D.d_st, id, fire, attempt, clock_now_ms(), why,
-	    &se) == -1)
+	if (store_usable() && store_run_fail(D.d_st, id, fire, attempt,
+	    clock_now_ms(), why, &se) == 0)
+		return;
+	if (store_usable())
 		store_failed("recording a run that did not start", &se);
+	memset(&f, 0, sizeof(f));
+	strlcpy(f.f_id, id, sizeof(f.f_id));
+	f.f_instant = fire;
+	f.f_attempt = attempt;
+	pending_add(&f, PK_FAIL, why);
 }
 
 /*
@@ -380,23 +420,29 @@ run_record(void)
 		nended = 0;
 		endms = 0;
 	}
-	if (nrecord == 0)
+	if (npending > 0 && pending_flush() == -1)
+		return;
+	if (nrecord == 0 || D.d_st == NULL)
+		return;
+	/* The store is down: the starts wait (attempt_end() keeps them). */
+	if (!store_usable())
 		return;
 	nrecord = 0;
 	LIST_FOREACH(f, &D.d_fires, f_entry) {
 		if (!f->f_torecord || f->f_sj == NULL ||
 		    f->f_sj->sj_started != 1)
 			continue;
-		n++;
-		f->f_torecord = 0;
-		if (D.d_st == NULL || f->f_sj == NULL)
-			continue;
 		if (store_run_start(D.d_st, f->f_id, f->f_instant,
 		    f->f_attempt, (int)f->f_sj->sj_pid, f->f_start,
 		    &f->f_runid, &se) == -1) {
 			store_failed("recording a run", &se);
 			f->f_runid = 0;
+			/* Kept for later; so are the others. */
+			nrecord = 1;
+			break;
 		}
+		n++;
+		f->f_torecord = 0;
 	}
 	if (n > 0)
 		log_debug("(CRON) RECORD (%zu starts in %lld ms)", n,
@@ -571,14 +617,23 @@ attempt_end(struct fire *f)
 	if (f->f_torecord)
 		run_record();
 	ob = &f->f_sj->sj_output;
-	metrics_run_end(f->f_id, f->f_owner, f->f_start, clock_now_ms(),
+	f->f_end = clock_now_ms();
+	metrics_run_end(f->f_id, f->f_owner, f->f_start, f->f_end,
 	    f->f_wstatus);
-	if (f->f_runid != 0 && D.d_st != NULL) {
+	if (D.d_st != NULL && f->f_torecord) {
+		/* Its start is not recorded yet: both go later. */
+		pending_add(f, PK_RUN, NULL);
+		f->f_torecord = 0;
+	} else if (D.d_st != NULL && f->f_runid != 0) {
 		t0 = clock_mono();
-		if (store_run_end(D.d_st, f->f_runid, clock_now_ms(),
-		    f->f_wstatus, ob->ob_buf != NULL ? ob->ob_buf : "",
-		    (size_t)ob->ob_total, &se) == -1)
-			store_failed("recording the end of a run", &se);
+		if (!store_usable() || store_run_end(D.d_st, f->f_runid,
+		    f->f_end, f->f_wstatus, ob->ob_buf != NULL ? ob->ob_buf :
+		    "", (size_t)ob->ob_total, &se) == -1) {
+			if (store_usable())
+				store_failed("recording the end of a run",
+				    &se);
+			pending_add(f, PK_END, NULL);
+		}
 		nended++;
 		endms += clock_mono() - t0;
 	}
@@ -599,6 +654,127 @@ attempt_end(struct fire *f)
 		return;
 	}
 	fire_free(f);
+}
+
+/*
+ * Keep a record the store could not take now: kind PK_RUN (f's start
+ * and end), PK_END (f's end, its start recorded as f_runid) or PK_FAIL
+ * (f_id, f_instant and f_attempt did not start, for the reason why).
+ */
+static void
+pending_add(const struct fire *f, int kind, const char *why)
+{
+	struct pending		*p;
+	const struct outbuf	*ob;
+
+	if (npending >= PENDING_MAX) {
+		p = TAILQ_FIRST(&pendings);
+		TAILQ_REMOVE(&pendings, p, p_entry);
+		free(p->p_out);
+		free(p);
+		npending--;
+		log_warnx("(CRON) STORE (more than %d runs not recorded: "
+		    "the oldest dropped)", PENDING_MAX);
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->p_kind = kind;
+	strlcpy(p->p_id, f->f_id, sizeof(p->p_id));
+	p->p_fire = f->f_instant;
+	p->p_attempt = f->f_attempt;
+	if (kind == PK_FAIL) {
+		p->p_start = clock_now_ms();
+		p->p_out = xstrdup(why);
+		p->p_outtotal = strlen(why);
+	} else {
+		p->p_pid = (int)f->f_sj->sj_pid;
+		p->p_start = f->f_start;
+		p->p_runid = f->f_runid;
+		p->p_end = f->f_end;
+		p->p_wstatus = f->f_wstatus;
+		ob = &f->f_sj->sj_output;
+		p->p_out = xmalloc(ob->ob_len + 1);
+		if (ob->ob_len > 0)
+			memcpy(p->p_out, ob->ob_buf, ob->ob_len);
+		p->p_out[ob->ob_len] = '\0';
+		p->p_outtotal = (size_t)ob->ob_total;
+	}
+	TAILQ_INSERT_TAIL(&pendings, p, p_entry);
+	npending++;
+}
+
+/*
+ * Write the records kept while the store was down, oldest first: at
+ * once when the store is known to answer, otherwise at most every
+ * PENDING_RETRY (the first success says the store is back).  Returns
+ * -1, keeping what is left, when the store failed or was not tried.
+ */
+static int
+pending_flush(void)
+{
+	struct store_error	 se;
+	struct pending		*p;
+	int64_t			 now = clock_mono();
+	size_t			 n = 0;
+
+	if (D.d_st == NULL)
+		return (-1);
+	if (!store_usable() && pending_tried != 0 &&
+	    now - pending_tried < PENDING_RETRY)
+		return (-1);
+	pending_tried = now;
+	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
+		if (p->p_kind == PK_FAIL) {
+			if (store_run_fail(D.d_st, p->p_id, p->p_fire,
+			    p->p_attempt, p->p_start, p->p_out, &se) == -1)
+				break;
+		} else {
+			if (p->p_kind == PK_RUN &&
+			    store_run_start(D.d_st, p->p_id, p->p_fire,
+			    p->p_attempt, p->p_pid, p->p_start, &p->p_runid,
+			    &se) == -1)
+				break;
+			/* Its start is in: only the end is left. */
+			p->p_kind = PK_END;
+			if (store_run_end(D.d_st, p->p_runid, p->p_end,
+			    p->p_wstatus, p->p_out, p->p_outtotal, &se) == -1)
+				break;
+		}
+		TAILQ_REMOVE(&pendings, p, p_entry);
+		free(p->p_out);
+		free(p);
+		npending--;
+		n++;
+	}
+	if (n > 0) {
+		log_info("(CRON) STORE (%zu runs recorded late)", n);
+		fire_store_ok();
+	}
+	if (p != NULL) {
+		if (se.se_class != STORE_CONFLICT) {
+			store_failed("recording runs kept meanwhile", &se);
+			return (-1);
+		}
+		/* Someone else's row: this one cannot go in, ever. */
+		log_warnx("(CRON) STORE (a run kept meanwhile is dropped: "
+		    "%s)", se.se_msg);
+		TAILQ_REMOVE(&pendings, p, p_entry);
+		free(p->p_out);
+		free(p);
+		npending--;
+	}
+	return (0);
+}
+
+/* The daemon stops: one last try at the records kept meanwhile. */
+void
+run_flush(void)
+{
+	pending_tried = 0;
+	if (npending > 0)
+		(void)pending_flush();
+	if (npending > 0)
+		log_warnx("(CRON) STORE (%zu runs could not be recorded)",
+		    npending);
 }
 
 /*
