@@ -64,6 +64,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,7 @@ static void	 reap_dead(struct store *);
 static void	 orphans_find(struct store *);
 static void	 orphans_check(struct store *);
 static int	 pid_alive(pid_t, int64_t);
+static int	 busier(int, size_t);
 static const char *job_owner_by_id(const char *);
 
 struct node_load {
@@ -347,6 +349,7 @@ nodes_take(struct store_node *nodes, size_t n, int64_t store_ms)
 {
 	struct node_load	*nl;
 	size_t			 i, k = 0;
+	char			 buf[512], one[128];
 
 	nodes_clear();
 	nl = xcalloc(n + 1, sizeof(*nl));
@@ -367,6 +370,16 @@ nodes_take(struct store_node *nodes, size_t n, int64_t store_ms)
 	}
 	D.d_nnodes = k;
 	free(nl);
+	if (D.d_debug) {
+		buf[0] = '\0';
+		for (i = 0; i < k; i++) {
+			snprintf(one, sizeof(one), "%s%s %d", i > 0 ? ", " : "",
+			    D.d_nodes[i], loads[i]);
+			strlcat(buf, one, sizeof(buf));
+		}
+		log_debug("(CRON) NODES (%s; running here %zu)", buf,
+		    run_count());
+	}
 }
 
 /*
@@ -401,6 +414,8 @@ reap_dead(struct store *st)
 		    job_owner_by_id(lost[i].r_job), lost[i].r_node,
 		    lost[i].r_job, when, lost[i].r_attempt);
 		metrics_runs_lost(lost[i].r_node, 1);
+		/* The job may ask for one more attempt (fire.c decides). */
+		fire_rerun(lost[i].r_job, lost[i].r_fire, lost[i].r_attempt);
 	}
 	store_runs_free(lost, n);
 }
@@ -572,49 +587,82 @@ job_owner_by_id(const char *id)
 }
 
 /*
+ * Whether a node running load jobs is noticeably busier than the
+ * others: at least SPREAD_SLACK more than the least busy live node, and
+ * at least twice the mean of the others (loads[skip] left out).
+ * The counts are samples taken at each node's heartbeat, at different
+ * moments: a node that happened to beat while a burst ran reports more
+ * than one that beat between bursts, though both work as much; asking
+ * for twice the mean keeps such a node in the ranking.
+ */
+static int
+busier(int load, size_t skip)
+{
+	int64_t	 sum = 0;
+	size_t	 i, n = 0;
+	int	 least = -1;
+
+	for (i = 0; i < D.d_nnodes; i++) {
+		if (i == skip)
+			continue;
+		if (least == -1 || loads[i] < least)
+			least = loads[i];
+		sum += loads[i];
+		n++;
+	}
+	if (n == 0)
+		return (0);
+	return (load >= least + SPREAD_SLACK &&
+	    (int64_t)load * (int64_t)n >= 2 * sum);
+}
+
+/*
  * Whether this node is the preferred claimant of the fire: always when
- * it knows no other live node or is not among them yet.
+ * it knows no other live node or is not among them yet.  The ranking
+ * leaves out the busier nodes by their reported counts, which every
+ * node reads alike; this node also gives up its turn when it is busier
+ * by its count now.
  */
 int
 node_preferred(const char *id, time_t fire)
 {
 	uint64_t	 h = 1469598103934665603ULL;
-	size_t		 i, ncand = 0;
-	int		 me = -1, least = -1, mine;
-	size_t		 pick;
+	size_t		 i, ncand = 0, pick, me = SIZE_MAX;
+	int		 spread = D.d_conf.c_load_spreading;
 
 	if (D.d_nnodes < 2)
 		return (1);
 	for (i = 0; i < D.d_nnodes; i++) {
 		if (strcmp(D.d_nodes[i], D.d_conf.c_node) == 0)
-			me = (int)i;
-		if (least == -1 || loads[i] < least)
-			least = loads[i];
+			me = i;
+		if (!spread || !busier(loads[i], i))
+			ncand++;
 	}
-	if (me == -1)
+	if (me == SIZE_MAX)
 		return (1);
-	if (D.d_conf.c_load_spreading) {
-		/* Busier now than the least busy node said it was. */
-		mine = (int)run_count();
-		if (mine >= least + SPREAD_SLACK)
-			return (0);
-		for (i = 0; i < D.d_nnodes; i++)
-			if (loads[i] < least + SPREAD_SLACK)
-				ncand++;
-	} else
-		ncand = D.d_nnodes;
+	if ((spread && busier((int)run_count(), me)) || ncand == 0)
+		return (0);
 	for (; *id != '\0'; id++)
 		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
 	for (i = 0; i < 8; i++)
 		h = (h ^ (((uint64_t)fire >> (i * 8)) & 0xff)) *
 		    1099511628211ULL;
+	/*
+	 * FNV-1a's low bits are poor: its lowest is the parity of the
+	 * bytes, so with two nodes a job's fires would all go to one node
+	 * for minutes.  Mix the high bits down (MurmurHash3's finaliser).
+	 */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
 	pick = (size_t)(h % ncand);
 	for (i = 0; i < D.d_nnodes; i++) {
-		if (D.d_conf.c_load_spreading &&
-		    loads[i] >= least + SPREAD_SLACK)
+		if (spread && busier(loads[i], i))
 			continue;
 		if (pick-- == 0)
-			return ((int)i == me);
+			return (i == me);
 	}
 	return (0);
 }
