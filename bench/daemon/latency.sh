@@ -47,13 +47,19 @@ cpu()
 {
 	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
+# kids PID: the same of its children it reaped (the jobs).
+kids()
+{
+	awk '{ print $16 + $17 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
 want=$((N * R))
 mdb0=$(cpu "$MDB_PID")
 wait_for $((25 * R + 30)) at_least "$want" "$O/lat"
 sleep 2
 hz=$(getconf CLK_TCK)
 for n in $all; do
-	echo "$n CPU: $(cpu "$(dmn_pid $n)") ticks of 1/$hz s" >>"$T/cpu"
+	echo "$n CPU: $(cpu "$(dmn_pid $n)") ticks of 1/$hz s, its jobs" \
+	    "$(kids "$(dmn_pid $n)")" >>"$T/cpu"
 done
 echo "mariadbd CPU during the rounds: $(($(cpu "$MDB_PID") - mdb0))" \
     "ticks of 1/$hz s" >>"$T/cpu"
@@ -71,6 +77,10 @@ for n in $all; do
 	    "$T/$n.log" | awk -v n=$n '{ c[$1] += $2; t[$1] += $3; k[$1]++ }
 	    END { for (w in c) printf "%s %s: %d in %d calls, %d ms\n", n, w,
 	    c[w], k[w], t[w] }' | sort
+	# Each call of the last round, in order.
+	sed -n 's/.*(CRON) \([A-Z]*\) (\([0-9]*\) [a-z]* in \([0-9]*\) ms)$/\1 \2:\3ms/p' \
+	    "$T/$n.log" | tail -n 6 | tr '\n' ' ' | sed "s/^/$n last round: /"
+	echo
 done
 while read -r fire start node i; do
 	f=$(date -u -d "$(echo "$fire" | sed 's/T/ /; s/Z$//')" +%s)
