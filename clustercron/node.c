@@ -195,6 +195,17 @@ beat_once(struct store *st, struct store_error *se)
 	    &store_ms, &draining, se) == -1)
 		return (-1);
 	beat_rtt = clock_mono() - m0;
+	/*
+	 * A renewal this late follows a stop or a stall of the whole
+	 * daemon: say so, as the other nodes may have declared it dead.
+	 */
+	if (D.d_mysql && beat_sent != 0 && m0 - beat_sent >=
+	    D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms)
+		log_warnx("(CRON) HEARTBEAT (renewed after %" PRId64 ".%"
+		    PRId64 " s%s)", (m0 - beat_sent) / 1000,
+		    (m0 - beat_sent) % 1000 / 100, m0 - beat_sent >=
+		    D.d_conf.c_node_timeout_ms ? ", past node-timeout: "
+		    "runs of this node may have been marked lost" : "");
 	beat_sent = m0;
 	skew_ms = t0 + beat_rtt / 2 - store_ms;
 	if (D.d_mysql) {
@@ -267,10 +278,13 @@ node_may_claim(void)
 		 * the node may only have slept, and a store that is away
 		 * could make every try wait for its connection timeout.
 		 */
-		beat_store_open();
+		if (!D.d_stopping && (beat_tried == 0 ||
+		    now - beat_tried >= D.d_conf.c_heartbeat_ms)) {
+			beat_tried = now;
+			beat_store_open();
+		}
 		st = D.d_hb != NULL ? D.d_hb : D.d_st;
-		if (st != NULL && !D.d_stopping && (beat_tried == 0 ||
-		    now - beat_tried >= D.d_conf.c_heartbeat_ms) &&
+		if (st != NULL && beat_tried == now &&
 		    beat_once(st, &se) == 0) {
 			if (beat_failed)
 				log_info("(CRON) HEARTBEAT (back)");
@@ -279,11 +293,18 @@ node_may_claim(void)
 				mtimer_set(&D.d_beat_timer, clock_mono() +
 				    D.d_conf.c_heartbeat_ms);
 		}
-		if (fence_due(clock_mono())) {
-			if (!fenced)
+		now = clock_mono();
+		if (fence_due(now)) {
+			if (fenced)
+				return (NC_FENCED);
+			if (beat_sent == 0)
+				log_warnx("(CRON) FENCED (no heartbeat yet; "
+				    "starting no cluster job)");
+			else
 				log_warnx("(CRON) FENCED (no heartbeat for "
-				    "%s; starting no cluster job)",
-				    beat_sent == 0 ? "ever" : "too long");
+				    "%" PRId64 ".%" PRId64 " s; starting no "
+				    "cluster job)", (now - beat_sent) / 1000,
+				    (now - beat_sent) % 1000 / 100);
 			fenced = 1;
 			return (NC_FENCED);
 		}
