@@ -82,7 +82,7 @@ static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
 static void	 history_trim(void);
 static void	 pending_add(const struct fire *, int, const char *);
-static int	 pending_flush(void);
+static int	 pending_flush(int);
 
 /* The start bound of the attempts still on their way to execve(). */
 static struct mtimer	 start_t = { { 0, TIMER_IDLE }, start_timer, NULL };
@@ -99,9 +99,9 @@ static int64_t		 endms;
  * end of a run whose start was never recorded, the end of one whose
  * start was, or a start that failed.  They are written, in order, once
  * the store answers again, so that an outage leaves no run "running"
- * for good and none unrecorded.  The store is tried again for them at
- * most every PENDING_RETRY while it is known to be down; a run's end
- * never waits on it.
+ * for good and none unrecorded.  While the store is known to be down
+ * they wait for it to answer something else (SQLite's is tried again
+ * every PENDING_RETRY); a run's end never waits on it.
  */
 enum pending_kind { PK_RUN, PK_END, PK_FAIL };
 struct pending {
@@ -420,7 +420,7 @@ run_record(void)
 		nended = 0;
 		endms = 0;
 	}
-	if (npending > 0 && pending_flush() == -1)
+	if (npending > 0 && pending_flush(0) == -1)
 		return;
 	if (nrecord == 0 || D.d_st == NULL)
 		return;
@@ -704,22 +704,29 @@ pending_add(const struct fire *f, int kind, const char *why)
 
 /*
  * Write the records kept while the store was down, oldest first: at
- * once when the store is known to answer, otherwise at most every
- * PENDING_RETRY (the first success says the store is back).  Returns
- * -1, keeping what is left, when the store failed or was not tried.
+ * once when the store is known to answer or with force set, otherwise
+ * (SQLite) at most every PENDING_RETRY; the first success says the
+ * store is back.  Returns -1, keeping what is left, when the store
+ * failed or was not tried.
  */
 static int
-pending_flush(void)
+pending_flush(int force)
 {
 	struct store_error	 se;
 	struct pending		*p;
 	int64_t			 now = clock_mono();
 	size_t			 n = 0;
 
+	/*
+	 * While the store is known to be down, MariaDB's is probed by the
+	 * heartbeat (node.c), which says when it is back: a try here
+	 * could wait out a connection timeout in the middle of the loop.
+	 * SQLite's is tried again now and then.
+	 */
 	if (D.d_st == NULL)
 		return (-1);
-	if (!store_usable() && pending_tried != 0 &&
-	    now - pending_tried < PENDING_RETRY)
+	if (!store_usable() && !force && (D.d_mysql ||
+	    now - pending_tried < PENDING_RETRY))
 		return (-1);
 	pending_tried = now;
 	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
@@ -769,9 +776,8 @@ pending_flush(void)
 void
 run_flush(void)
 {
-	pending_tried = 0;
 	if (npending > 0)
-		(void)pending_flush();
+		(void)pending_flush(1);
 	if (npending > 0)
 		log_warnx("(CRON) STORE (%zu runs could not be recorded)",
 		    npending);
