@@ -242,7 +242,7 @@ struct fire {
 	int64_t		 f_runid;	/* 0: not recorded */
 	int		 f_torecord;	/* start not yet recorded */
 	int64_t		 f_start;	/* ms, wall clock */
-	int64_t		 f_end;		/* ms, wall clock, once ended */
+	int64_t		 f_end;		/* ms, wall clock, at the end */
 	int		 f_killed;	/* 1 TERM sent, 2 KILL sent */
 	int		 f_exited;
 	int		 f_eof;

@@ -631,8 +631,8 @@ fire_flush(void)
 	const char		**ids;
 	char			(*hex)[CRON_IDLEN + 1];
 	unsigned char		*won;
-	size_t			 i, k, n, nwon, total = nqueue, nstart = 0;
-	size_t			 ndown = 0;
+	size_t			 i, k, n, nwon, total = nqueue;
+	size_t			 nstart = 0, ndown = 0;
 	int64_t			 t0 = clock_mono(), t1;
 	int			 w, down = 0;
 	char			 hex0[CRON_IDLEN + 1];

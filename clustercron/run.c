@@ -67,7 +67,7 @@
 #define LOGCMD_MAX	256	/* bytes of a command in the log */
 #define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
 #define START_WINDOW	32	/* attempts between fork and exec */
-#define MAIL_TIMEOUT	600	/* s a mailer may run before it is killed */
+#define MAIL_TIMEOUT	600	/* s a mailer may run, then is killed */
 
 static char	*cmd_escape(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
@@ -111,11 +111,11 @@ struct pending {
 	time_t		 p_fire;
 	int		 p_attempt;
 	int		 p_pid;
-	int64_t		 p_start;	/* ms; PK_FAIL: when it failed */
+	int64_t		 p_start;	/* ms; PK_FAIL: when it was */
 	int64_t		 p_runid;	/* PK_END */
 	int64_t		 p_end;
 	int		 p_wstatus;
-	char		*p_out;		/* head of the output, or why */
+	char		*p_out;		/* output's head, or why */
 	size_t		 p_outtotal;	/* bytes the run wrote */
 };
 static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
