@@ -139,8 +139,14 @@ analyse()
 					    claim[k] == fnode[j] && f >= fa[j] - 2 &&
 					    f <= fb[j])
 						died = 1
-				if (o && noted[k])
+				if (o && noted[k] && i % 10 != 9)
 					c["missed in an outage, noted (skip policy)"]++
+				else if (o && noted[k]) {
+					# Caught up for a later fire of the
+					# same outage, or not caught up at all.
+					c["catchup job missed in an outage, noted"]++
+					print "NOCATCHUP", k
+				}
 				else if (died) {
 					c["MISS: claimed by a node as it died or stopped"]++
 					print "MISS", k, "claimed by", claim[k],
