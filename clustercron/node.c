@@ -76,8 +76,11 @@
 
 /* Running jobs more than the least busy node's that make a node busy. */
 #define SPREAD_SLACK	2
-/* A process started this long after its run is another one. */
-#define PID_REUSE_MS	5000
+/*
+ * A process started this long after its run is another one that got the
+ * pid again.  Generous, as the wall clock may have been set meanwhile.
+ */
+#define PID_REUSE_MS	60000
 
 /* A run of an earlier life of this node whose process still lives. */
 struct orphan {
