@@ -2,14 +2,15 @@
 # Copyright (c) 2026 The clustercron authors
 # ISC licence: see LICENSE.
 #
-# sigstop.sh: three daemons on one private MariaDB; the node running a
-# long job is stopped (SIGSTOP to the daemon alone: a node that hangs,
-# not one that dies; its job goes on) past node-timeout, then continued.
-# Meanwhile the two others run every fire and mark its runs lost.  Once
-# continued it starts no fire from before it woke (nor one it had
-# claimed before it stopped), runs nothing twice, its lost runs stay
-# lost when it records their end, and it says it fenced itself or
-# renewed its heartbeat.
+# sigstop.sh: three daemons on one private MariaDB, with a burst of
+# long jobs every five seconds; n1 is stopped (SIGSTOP to the daemon
+# alone: a node that hangs, not one that dies; its jobs go on) as it
+# claims a burst, between its claims and its starts, past node-timeout,
+# then continued.  Meanwhile the two others run every fire and mark its
+# runs lost.  Once continued it starts no fire from before it woke (nor
+# one it had claimed before it stopped), runs nothing twice, its lost
+# runs stay lost when it records their end, and it says it fenced
+# itself or renewed its heartbeat.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
@@ -25,33 +26,66 @@ heartbeat-interval = 1s
 node-timeout = 3s
 claim-defer-ms = 150
 EOF
-	cat >"$T/$n/crontab" <<EOF
+	{
+		cat <<EOF
 CLUSTERCRON_SECONDS=yes
 MAILTO=""
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every1
-*/3 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/long.start; sleep 3; echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/long.end
 EOF
+		for i in $(seq 1 30); do
+			echo "*/5 * * * * * $ME echo \"\$CLUSTERCRON_FIRE_TIME" \
+			    "\$CLUSTERCRON_NODE b$i\" >>$O/burst; sleep 7"
+		done
+	} >"$T/$n/crontab"
 done
 dmn_start n1
 dmn_start n2
 dmn_start n3
 wait_for 30 at_least 5 "$O/every1" || fail "three nodes: too few fires"
+wait_for 20 grep -q " n1 b" "$O/burst" || fail "n1 ran no burst"
 
-# The victim: the node that starts the next long job.
-k=$(count_lines "$O/long.start")
-wait_for 15 at_least $((k + 1)) "$O/long.start" || fail "no long job started"
-victim=$(sed -n "$((k + 1))p" "$O/long.start" | cut -d' ' -f2)
-kill -STOP "$(dmn_pid "$victim")"
-stop_s=$(date +%s)
-echo "stopped $victim at $stop_s ($(elapsed))"
-case $victim in
-n1) alive="n2 n3" ;;
-n2) alive="n1 n3" ;;
-*) alive="n1 n2" ;;
-esac
+# n1 stops as it claims a burst: its first CLAIMED line for that
+# instant is looked for without pause (a bounded loop), so that it
+# stops with fires claimed and not started yet, when the stop falls
+# between its claims and its forks.  When it did not (nothing pending),
+# it is continued at once, well within node-timeout, and stopped at the
+# next burst; three tries.
+victim=n1
+alive="n2 n3"
+try=0
+while :; do
+	try=$((try + 1))
+	t=$((($(date +%s) + 2) / 5 * 5 + 5))
+	iso=$(date -u -d "@$t" +%Y-%m-%dT%H:%M:%SZ)
+	i=0
+	while ! grep -q "CLAIMED ($victim $iso" "$T/$victim.log"; do
+		i=$((i + 1))
+		if [ $((i % 100)) -eq 0 ] &&
+		    [ "$(date +%s)" -gt $((t + 5)) ]; then
+			fail "$victim did not claim at $iso"
+			break
+		fi
+	done
+	kill -STOP "$(dmn_pid "$victim")"
+	stop_s=$(date +%s)
+	# Claimed but not started: its claims of the burst less the lines
+	# its jobs wrote (they run on; a second for them and the others'
+	# claims).
+	n=$(count_lines "$O/every1")
+	wait_for 10 at_least $((n + 1)) "$O/every1"
+	started_t=$(grep -c "^$iso $victim b" "$O/burst")
+	claimed_t=$(mdb_sql "SELECT COUNT(*) FROM claims WHERE fire = $t AND \
+	    node = '$victim' AND job IN (SELECT id FROM jobs WHERE cmd LIKE \
+	    '%/burst;%')")
+	pending=$((claimed_t - started_t))
+	echo "try $try: stopped $victim at $stop_s ($(elapsed)) as it claimed" \
+	    "$claimed_t fires of $iso; it had started $started_t"
+	[ "$pending" -gt 0 ] || [ $try -ge 3 ] && break
+	kill -CONT "$(dmn_pid "$victim")"
+done
+echo "$pending fires claimed, not started"
 inflight=$(runs_sql "WHERE node = '$victim' AND state = 0")
-echo "in flight on $victim:"
-echo "$inflight"
+echo "in flight on $victim: $(echo "$inflight" | grep -c .) runs"
 
 # Past node-timeout: its runs are marked lost, the others go on.
 notlost()
@@ -91,9 +125,19 @@ same "lost runs stay lost once their end is recorded" "$(echo "$lostruns" |
     done)" ""
 # Nothing the woken node started was due before it woke (a second of
 # margin: a fire due as it woke may start at once, and rightly).
-same "$victim, woken, started no fire from before" "$(runs_sql "WHERE \
-    node = '$victim' AND attempt >= 1 AND started >= $cont_s * 1000 AND \
-    fire < $cont_s - 1")" ""
+# node.c fences a node at its claims (node_may_claim()), not at its
+# starts: fires it had claimed when it stopped are started once it is
+# continued, past node-timeout and before it renewed.  Nothing runs
+# twice (no node takes a claimed fire over), but a node whose lease ran
+# out starts jobs.  Only when the stop fell between claims and starts.
+late=$(runs_sql "WHERE node = '$victim' AND attempt >= 1 AND \
+    started >= $cont_s * 1000 AND fire < $cont_s - 1")
+if [ "$pending" -gt 0 ]; then
+	known_bug "$victim, woken, started no fire from before" "$late" "" \
+	    "a fenced node starts the fires it had claimed"
+else
+	same "$victim, woken, started no fire from before" "$late" ""
+fi
 same "$victim ran nothing while stopped" "$(runs_sql "WHERE node = \
     '$victim' AND attempt >= 1 AND started > ($stop_s + 1) * 1000 AND \
     started < $cont_s * 1000")" ""
@@ -101,9 +145,8 @@ same "$victim ran nothing while stopped" "$(runs_sql "WHERE node = \
 # From the files: each fire once, every second from the first to the
 # last, but for a fire the victim had claimed when it stopped (lost
 # with it: shown, not counted).
-for f in every1 long.start; do
-	same "$f: no fire twice" "$(dups_of "$O/$f")" ""
-done
+same "every1: no fire twice" "$(dups_of "$O/every1")" ""
+same "burst: no fire twice" "$(cut -d' ' -f1,3 "$O/burst" | sort | uniq -d)" ""
 first=$(fires_of "$O/every1" | head -n 1)
 last=$(fires_of "$O/every1" | tail -n 1)
 fires_of "$O/every1" | gaps_in 1 "$first" "$last" |
@@ -119,13 +162,34 @@ while read -r _ t; do
 done >"$T/gaps"
 grep '^note' "$T/gaps"
 same "every1: every second ran" "$(grep -v '^note' "$T/gaps")" ""
+# Every burst: each of its 30 jobs once, but for the fires the victim
+# had claimed and not started when it stopped (shown, not counted).
+bfirst=$(fires_of "$O/burst" | head -n 1)
+blast=$(fires_of "$O/burst" | tail -n 1)
+cut -d' ' -f1,3 "$O/burst" | sort -u | cut -d' ' -f1 | uniq -c |
+    while read -r c u; do
+	echo "$(echo "$u" | iso_epochs) $c"
+    done | awk -v a="$bfirst" -v b="$blast" -v t="$t" -v p="$pending" '
+	{ have[$1] = $2 }
+	END {
+		for (u = a; u <= b; u += 5) {
+			miss = 30 - have[u]
+			if (u == t && miss > 0 && miss <= p)
+				print "note:", miss, "fires of", u,
+				    "claimed by the victim as it stopped, not run"
+			else if (miss > 0)
+				print "missing", miss, "fires of", u
+		}
+	}' >"$T/bgaps"
+grep '^note' "$T/bgaps"
+same "burst: every job at every instant ran" "$(grep -v '^note' \
+    "$T/bgaps")" ""
 r=$(runs_sql)
 same "runs: no fire started twice" \
     "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
 same "runs: nothing left running" "$(echo "$r" | awk '$5 == "running"')" ""
 same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1' |
-    grep -c .)" "$(($(count_lines "$O/every1") +
-    $(count_lines "$O/long.start")))"
+    grep -c .)" "$(($(count_lines "$O/every1") + $(count_lines "$O/burst")))"
 
 echo "runtime: $(elapsed)"
 finish
