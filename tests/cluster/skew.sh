@@ -95,6 +95,9 @@ if has_feature max-clock-skew; then
 	for n in n2 n3; do
 		contains "$n says SKEW" "$(cat "$T/$n.log")" '\(CRON\) SKEW'
 		same "$n claimed nothing" "$(grep -c CLAIMED "$T/$n.log")" 0
+		# Not even a misfire: noting a fire missed claims it too.
+		same "$n recorded no run and no note" \
+		    "$(runs_sql "WHERE node = '$n'")" ""
 	done
 fi
 
