@@ -787,9 +787,11 @@ fire_rerun(const char *id, time_t fire, int attempt)
 	char		 when[32];
 	int		 r;
 
+	/* Not @reboot runs: they belong to each node, unclaimed. */
 	if (D.d_stopping || D.d_st == NULL ||
 	    (j = job_find(id)) == NULL ||
 	    job_opts(j)->o_scope != SCOPE_CLUSTER ||
+	    job_sched(j)->js_sched.s_flags & SCHED_REBOOT ||
 	    job_opts(j)->o_lost != LOST_RERUN || attempt < 1)
 		return;
 	fmt_utc(fire, when, sizeof(when));

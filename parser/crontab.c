@@ -105,6 +105,7 @@ struct pstate {
 	struct nameset	 p_names;
 	size_t		 p_snapptrs;	/* pointers in all snapshots */
 	int		 p_crwarned;
+	int		 p_lostwarned;	/* LOST=rerun on a node entry */
 };
 
 static void	*arena_alloc(struct cron_arena *, size_t, size_t);
@@ -1033,6 +1034,21 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 		e->e_opts.o_name = name;
 	}
 	ct->ct_nent++;
+	/*
+	 * Lint, once a table: a run of a node-local or @reboot entry is
+	 * its node's own, never started again elsewhere.
+	 */
+	if (e->e_opts.o_lost == LOST_RERUN && !st->p_lostwarned &&
+	    (e->e_opts.o_scope == SCOPE_NODE ||
+	    e->e_sched.s_flags & SCHED_REBOOT)) {
+		st->p_lostwarned = 1;
+		if (add_diag(st, lineno, start + 1, 1, "found "
+		    "CLUSTERCRON_LOST=rerun on a %s entry, expected it on "
+		    "cluster entries only: this one's runs are never run "
+		    "again", e->e_opts.o_scope == SCOPE_NODE ? "node-scope" :
+		    "@reboot") == -1)
+			return (-1);
+	}
 	/*
 	 * Lint: a command beginning with '*' is most likely a six-field
 	 * line in a five-field table; the shell would expand the '*'.

@@ -22,7 +22,7 @@
  *					the entry of that line
  *	  usersame LINE			shares the user string likewise
  *	  sched min=... flags=...	as in tests/data/expr/accept.txt
- *	  scope|overlap|misfire|grace|timeout|spread|retry VALUE
+ *	  scope|overlap|misfire|lost|grace|timeout|spread|retry VALUE
  *
  * In TEXT, \n \t \r and \\ stand for themselves.  identity.txt lines
  * are "same|differ <tab> A <tab> B", where A and B are
