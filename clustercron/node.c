@@ -102,6 +102,7 @@ static int	 skew_bad;
 static int	 drained;
 static int	 fenced;
 static int	*loads;		/* reported running jobs, as D.d_nodes */
+static unsigned char *able;	/* may be preferred, as D.d_nodes */
 static struct orphan *orphans;
 static size_t	 norphans;
 
@@ -124,6 +125,7 @@ static const char *job_owner_by_id(const char *);
 struct node_load {
 	char	*nl_name;
 	int	 nl_load;
+	int	 nl_able;
 };
 
 static int
@@ -364,9 +366,12 @@ node_beat(struct mtimer *t)
 }
 
 /*
- * The live nodes: active, and heard from within node-timeout by the
- * store's clock.  Kept sorted by name, with the running counts they
- * reported.
+ * The live nodes: heard from within node-timeout by the store's clock,
+ * draining ones included, as their runs still run.  Kept sorted by
+ * name, with the running counts they reported and whether they may be
+ * preferred claimants: active, and with a clock within max-clock-skew
+ * of the store's by their last heartbeat (a node beyond it claims
+ * nothing, and the others would wait for it in vain).
  */
 static void
 nodes_take(struct store_node *nodes, size_t n, int64_t store_ms)
@@ -378,27 +383,33 @@ nodes_take(struct store_node *nodes, size_t n, int64_t store_ms)
 	nodes_clear();
 	nl = xcalloc(n + 1, sizeof(*nl));
 	for (i = 0; i < n; i++) {
-		if (nodes[i].n_state != NODE_ACTIVE || nodes[i].n_beat <
-		    store_ms - D.d_conf.c_node_timeout_ms)
+		if (nodes[i].n_beat < store_ms - D.d_conf.c_node_timeout_ms)
 			continue;
 		nl[k].nl_name = nodes[i].n_name;
 		nl[k].nl_load = nodes[i].n_running;
+		nl[k].nl_able = nodes[i].n_state == NODE_ACTIVE &&
+		    (D.d_conf.c_max_skew_ms == 0 ||
+		    (nodes[i].n_skew <= D.d_conf.c_max_skew_ms &&
+		    nodes[i].n_skew >= -D.d_conf.c_max_skew_ms));
 		k++;
 	}
 	qsort(nl, k, sizeof(*nl), name_cmp);
 	D.d_nodes = xcalloc(k + 1, sizeof(*D.d_nodes));
 	loads = xcalloc(k + 1, sizeof(*loads));
+	able = xcalloc(k + 1, sizeof(*able));
 	for (i = 0; i < k; i++) {
 		D.d_nodes[i] = xstrdup(nl[i].nl_name);
 		loads[i] = nl[i].nl_load;
+		able[i] = nl[i].nl_able;
 	}
 	D.d_nnodes = k;
 	free(nl);
 	if (D.d_debug) {
 		buf[0] = '\0';
 		for (i = 0; i < k; i++) {
-			snprintf(one, sizeof(one), "%s%s %d", i > 0 ? ", " : "",
-			    D.d_nodes[i], loads[i]);
+			snprintf(one, sizeof(one), "%s%s %d%s",
+			    i > 0 ? ", " : "", D.d_nodes[i], loads[i],
+			    able[i] ? "" : " (not claiming)");
 			strlcat(buf, one, sizeof(buf));
 		}
 		log_debug("(CRON) NODES (%s; running here %zu)", buf,
@@ -627,7 +638,7 @@ busier(int load, size_t skip)
 	int	 least = -1;
 
 	for (i = 0; i < D.d_nnodes; i++) {
-		if (i == skip)
+		if (i == skip || !able[i])
 			continue;
 		if (least == -1 || loads[i] < least)
 			least = loads[i];
@@ -642,10 +653,11 @@ busier(int load, size_t skip)
 
 /*
  * Whether this node is the preferred claimant of the fire: always when
- * it knows no other live node or is not among them yet.  The ranking
- * leaves out the busier nodes by their reported counts, which every
- * node reads alike; this node also gives up its turn when it is busier
- * by its count now.
+ * it knows no other live node, is not among them yet or no node may be
+ * preferred.  The ranking leaves out the nodes that claim nothing
+ * (draining, clock skewed) and the busier nodes by their reported
+ * counts, which every node reads alike; this node also gives up its
+ * turn when it is busier by its count now.
  */
 int
 node_preferred(const char *id, time_t fire)
@@ -659,12 +671,13 @@ node_preferred(const char *id, time_t fire)
 	for (i = 0; i < D.d_nnodes; i++) {
 		if (strcmp(D.d_nodes[i], D.d_conf.c_node) == 0)
 			me = i;
-		if (!spread || !busier(loads[i], i))
+		if (able[i] && (!spread || !busier(loads[i], i)))
 			ncand++;
 	}
-	if (me == SIZE_MAX)
+	/* Nobody to wait for. */
+	if (me == SIZE_MAX || ncand == 0)
 		return (1);
-	if ((spread && busier((int)run_count(), me)) || ncand == 0)
+	if (spread && busier((int)run_count(), me))
 		return (0);
 	for (; *id != '\0'; id++)
 		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
@@ -683,7 +696,7 @@ node_preferred(const char *id, time_t fire)
 	h ^= h >> 33;
 	pick = (size_t)(h % ncand);
 	for (i = 0; i < D.d_nnodes; i++) {
-		if (spread && busier(loads[i], i))
+		if (!able[i] || (spread && busier(loads[i], i)))
 			continue;
 		if (pick-- == 0)
 			return (i == me);
@@ -700,8 +713,10 @@ nodes_clear(void)
 		free(D.d_nodes[i]);
 	free(D.d_nodes);
 	free(loads);
+	free(able);
 	D.d_nodes = NULL;
 	loads = NULL;
+	able = NULL;
 	D.d_nnodes = 0;
 }
 
