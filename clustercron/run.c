@@ -98,8 +98,9 @@ static int64_t		 endms;
  * Records the store could not take when they happened: the start and
  * end of a run whose start was never recorded, the end of one whose
  * start was, or a start that failed.  They are written, in order, once
- * the store answers again, so that an outage leaves no run "running"
- * for good and none unrecorded.  While the store is known to be down
+ * the store answers again (or is first reached: a daemon started while
+ * MariaDB was away still runs its node-local jobs), so that an outage
+ * leaves no run "running" for good and none unrecorded.  While the store is known to be down
  * they wait for it to answer something else (SQLite's is tried again
  * every PENDING_RETRY); a run's end never waits on it.
  */
@@ -122,7 +123,7 @@ static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
 static size_t		 npending;
 static int64_t		 pending_tried;	/* monotonic ms */
 #define PENDING_RETRY	5000		/* ms */
-#define PENDING_MAX	100000		/* then the oldest go */
+#define PENDING_MAX	10000		/* then the oldest go */
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -170,8 +171,6 @@ run_failed(const char *id, time_t fire, int attempt, const char *why)
 	struct store_error	 se;
 	struct fire		 f;
 
-	if (D.d_st == NULL)
-		return;
 	if (store_usable() && store_run_fail(D.d_st, id, fire, attempt,
 	    clock_now_ms(), why, &se) == 0)
 		return;
@@ -620,11 +619,11 @@ attempt_end(struct fire *f)
 	f->f_end = clock_now_ms();
 	metrics_run_end(f->f_id, f->f_owner, f->f_start, f->f_end,
 	    f->f_wstatus);
-	if (D.d_st != NULL && f->f_torecord) {
+	if (f->f_torecord) {
 		/* Its start is not recorded yet: both go later. */
 		pending_add(f, PK_RUN, NULL);
 		f->f_torecord = 0;
-	} else if (D.d_st != NULL && f->f_runid != 0) {
+	} else if (f->f_runid != 0) {
 		t0 = clock_mono();
 		if (!store_usable() || store_run_end(D.d_st, f->f_runid,
 		    f->f_end, f->f_wstatus, ob->ob_buf != NULL ? ob->ob_buf :
