@@ -54,6 +54,15 @@ watch=$O/long.start
 k=$(count_lines "$watch")
 wait_for 15 at_least $((k + 1)) "$watch" || fail "no long job started"
 victim=$(sed -n "$((k + 1))p" "$watch" | cut -d' ' -f2)
+# Killed once the store knows the run (a node may die between its fork
+# and its record too, but then no test can tell the run from none).
+vfire=$(sed -n "$((k + 1))p" "$watch" | cut -d' ' -f1 | iso_epochs)
+recorded()
+{
+	[ -n "$(runs_sql "WHERE node = '$victim' AND fire = $vfire AND \
+	    state = 0")" ]
+}
+wait_for 10 recorded || fail "the store does not show the run on $victim"
 echo "victim: $victim ($(elapsed))"
 dmn_crash "$victim" || exit 1
 crash_s=$(date +%s)
