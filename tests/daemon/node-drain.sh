@@ -5,7 +5,10 @@
 # node-drain.sh: two daemons on one MariaDB.  Drained, n1 logs DRAINED,
 # claims no more cluster fires while n2 runs every one of them, and
 # keeps running its node-local job; resumed, it logs RESUMED and wins
-# fires again.  No fire runs twice and none is missed throughout.
+# fires again.  No fire runs twice and none is missed throughout.  A
+# long job that forbids overlap, started on n1 before the drain, runs
+# on to its end there, and n2 does not start it meanwhile: a draining
+# node's runs still count.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
@@ -20,6 +23,9 @@ CLUSTERCRON_SECONDS=yes
 MAILTO=""
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every1
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every1b
+CLUSTERCRON_OVERLAP=forbid
+* * * * * * $ME echo "start \$CLUSTERCRON_NODE" >>$O/long; sleep 15; echo "end \$CLUSTERCRON_NODE" >>$O/long
+CLUSTERCRON_OVERLAP=allow
 CLUSTERCRON_SCOPE=node
 * * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/local.\$CLUSTERCRON_NODE
 EOF
@@ -31,6 +37,7 @@ ran() { cat "$O/every1" "$O/every1b" 2>/dev/null | grep -c " $1\$"; }
 more_than() { [ "$(ran "$2")" -gt "$1" ]; }
 
 dmn_start n1
+wait_for 10 test -s "$O/long" || fail "the long job did not start"
 dmn_start n2
 wait_for 30 more_than 2 n1 || fail "n1 runs no cluster job"
 wait_for 30 more_than 2 n2 || fail "n2 runs no cluster job"
@@ -61,6 +68,10 @@ secs() { cut -d' ' -f1 "$1" | sort -u | while read -r t; do
 	date -u -d "$(echo "$t" | sed 's/T/ /; s/Z$//')" +%s; done; }
 gaps() { secs "$1" | awk 'NR > 1 && $1 != prev + 1 {
 	print "gap after " prev } { prev = $1 }'; }
+same "the long job started on n1" "$(head -n 1 "$O/long")" "start n1"
+contains "n1 ran it to its end while drained" "$(cat "$O/long")" '^end n1$'
+same "the long job never overlapped itself" "$(awk '$1 == prev {
+    print NR ": " $0 } { prev = $1 }' "$O/long")" ""
 for f in every1 every1b; do
 	same "$f: no fire twice" "$(cut -d' ' -f1 "$O/$f" | sort | uniq -d)" ""
 	same "$f: no gap" "$(gaps "$O/$f")" ""
