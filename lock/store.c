@@ -47,6 +47,7 @@
 struct batch_arg;
 struct claim_arg;
 struct count_arg;
+struct runs_arg;
 struct vec;
 
 /* The kinds of rows the listings return (see list_get()). */
@@ -113,8 +114,8 @@ static int	 hint_row(void *, const struct sval *, size_t);
 static int	 hint_fn(struct store *, void *, struct store_error *);
 static void	 batch_hint(struct store *, struct batch_arg *);
 static int	 find_row(void *, const struct sval *, size_t);
-static int	 start_fn(struct store *, void *, struct store_error *);
-static int	 end_fn(struct store *, void *, struct store_error *);
+static int	 starts_fn(struct store *, void *, struct store_error *);
+static int	 ends_fn(struct store *, void *, struct store_error *);
 static int	 note_fn(struct store *, void *, struct store_error *);
 static int	 fail_fn(struct store *, void *, struct store_error *);
 static int	 run_row(void *, const struct sval *, size_t);
@@ -1926,12 +1927,8 @@ struct run_arg {
 	const char	*job;
 	time_t		 fire;
 	int		 attempt;
-	int		 pid;
 	int64_t		 t;
-	int64_t		*id;
-	/* store_run_end */
-	int		 exit;
-	int		 sig;
+	/* store_run_fail(), store_fire_note() */
 	const char	*out;
 	size_t		 outlen;
 	int64_t		 total;
@@ -1953,47 +1950,104 @@ find_row(void *arg, const struct sval *c, size_t n)
 	return (0);
 }
 
-static int
-start_fn(struct store *st, void *arg, struct store_error *err)
-{
-	struct run_arg	*a = arg;
-	struct sval	 p[6];
+/*
+ * Run starts and ends, one or many.  Many go in one transaction, one
+ * statement per run: the commit, not the statement, is what a run's
+ * record cost when each had its own (bench/daemon/README), and a
+ * prepared statement carried out n times keeps each run's id
+ * (o_insert_id()) and its own answer to a duplicate.  A batch whose
+ * connection drops before its commit is known to have gone through
+ * is rolled back by the server, or committed whole; run again, each
+ * start that is in already is found by its unique key (job, fire,
+ * attempt, node) and keeps its first id, so no row is written twice.
+ * On MariaDB a single run is one autocommitted statement, as before.
+ */
+struct runs_arg {
+	const struct store_run_start	*rs;
+	const struct store_run_end	*re;
+	size_t				 n;
+	int64_t				*ids;
+};
 
-	p[0] = SVS(a->job);
-	p[1] = SVI(a->fire);
-	p[2] = SVI(a->attempt);
-	p[3] = SVS(st->s_node);
-	p[4] = SVI(a->pid);
-	p[5] = SVI(a->t);
-	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+static int
+starts_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct runs_arg			*a = arg;
+	const struct store_run_start	*r;
+	struct run_arg			 f;
+	struct sval			 p[6];
+	size_t				 i;
+	int				 trx;
+
+	trx = st->s_ops->o_ddl_trx || a->n > 1;
+	if (trx && xbegin(st, err) == -1)
 		return (-1);
-	if (xexec(st, "run_start", S_RUN_INSERT, 0, p, 6, NULL, NULL, NULL,
-	    err) == 0) {
-		*a->id = st->s_ops->o_insert_id(st);
-		if (st->s_ops->o_ddl_trx && xcommit(st, "run_start", err) == -1)
+	for (i = 0; i < a->n; i++) {
+		r = &a->rs[i];
+		p[0] = SVS(r->rs_job);
+		p[1] = SVI(r->rs_fire);
+		p[2] = SVI(r->rs_attempt);
+		p[3] = SVS(st->s_node);
+		p[4] = SVI(r->rs_pid);
+		p[5] = SVI(r->rs_start);
+		if (xexec(st, "run_start", S_RUN_INSERT, 0, p, 6, NULL, NULL,
+		    NULL, err) == 0) {
+			a->ids[i] = st->s_ops->o_insert_id(st);
+			continue;
+		}
+		if (err->se_kind != SE_DUP)
 			return (-1);
-		return (0);
+		/*
+		 * Recorded already, by us: an earlier call whose result
+		 * was lost.  Only the statement failed; the transaction
+		 * goes on.
+		 */
+		memset(err, 0, sizeof(*err));
+		memset(&f, 0, sizeof(f));
+		if (xexec(st, "run_start.find", S_RUN_FIND, 0, p, 4, find_row,
+		    &f, NULL, err) == -1)
+			return (-1);
+		if (!f.found) {
+			store_seterr(err, STORE_CONFLICT, SE_OTHER, 0,
+			    "attempt %d of fire %lld of job %s on node %s: "
+			    "recorded, then not found", r->rs_attempt,
+			    (long long)r->rs_fire, r->rs_job, st->s_node);
+			return (-1);
+		}
+		a->ids[i] = f.fid;
 	}
-	if (err->se_kind != SE_DUP)
+	if (trx && xcommit(st, "run_start", err) == -1)
 		return (-1);
-	if (st->s_in_trx) {
-		st->s_ops->o_rollback(st);
-		st->s_in_trx = 0;
+	return (0);
+}
+
+int
+store_runs_start_batch(struct store *st, const struct store_run_start *rs,
+    size_t n, int64_t *ids, struct store_error *err)
+{
+	struct runs_arg	 a;
+	size_t		 i;
+
+	err = err_init(err);
+	for (i = 0; i < n; i++) {
+		ids[i] = 0;
+		if (rs[i].rs_attempt < 1) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+			    "run attempts count from 1");
+			return (-1);
+		}
 	}
-	/* Recorded already, by us: an earlier call whose result was lost. */
-	a->found = 0;
-	memset(err, 0, sizeof(*err));
-	if (xexec(st, "run_start.find", S_RUN_FIND, 0, p, 4, find_row, a,
-	    NULL, err) == -1)
-		return (-1);
-	if (a->found) {
-		*a->id = a->fid;
+	if (n == 0)
 		return (0);
+	memset(&a, 0, sizeof(a));
+	a.rs = rs;
+	a.n = n;
+	a.ids = ids;
+	if (run_op(st, starts_fn, &a, err) == -1) {
+		memset(ids, 0, n * sizeof(*ids));
+		return (-1);
 	}
-	store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "attempt %d of fire "
-	    "%lld of job %s on node %s: recorded, then not found",
-	    a->attempt, (long long)a->fire, a->job, st->s_node);
-	return (-1);
+	return (0);
 }
 
 int
@@ -2001,72 +2055,82 @@ store_run_start(struct store *st, const char *job, time_t fire,
     int attempt, int pid, int64_t start, int64_t *id,
     struct store_error *err)
 {
-	struct run_arg	 a;
+	struct store_run_start	 rs;
 
-	err = err_init(err);
-	*id = 0;
-	if (attempt < 1) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
-		    "run attempts count from 1");
-		return (-1);
-	}
-	memset(&a, 0, sizeof(a));
-	a.job = job;
-	a.fire = fire;
-	a.attempt = attempt;
-	a.pid = pid;
-	a.t = start;
-	a.id = id;
-	if (run_op(st, start_fn, &a, err) == -1) {
-		*id = 0;
-		return (-1);
-	}
-	return (0);
+	memset(&rs, 0, sizeof(rs));
+	rs.rs_job = job;
+	rs.rs_fire = fire;
+	rs.rs_attempt = attempt;
+	rs.rs_pid = pid;
+	rs.rs_start = start;
+	return (store_runs_start_batch(st, &rs, 1, id, err));
 }
 
 static int
-end_fn(struct store *st, void *arg, struct store_error *err)
+ends_fn(struct store *st, void *arg, struct store_error *err)
 {
-	struct run_arg	*a = arg;
-	struct sval	 p[6];
+	struct runs_arg			*a = arg;
+	const struct store_run_end	*r;
+	struct sval			 p[6];
+	size_t				 i, keep;
+	int				 trx;
 
-	p[0] = SVI(a->t);
-	p[1] = SVI(a->exit);
-	p[2] = SVI(a->sig);
-	p[3] = SVB(a->out != NULL ? a->out : "", a->outlen);
-	p[4] = SVI(a->total);
-	p[5] = SVI(*a->id);
-	if (st->s_ops->o_ddl_trx && xbegin(st, err) == -1)
+	trx = st->s_ops->o_ddl_trx || a->n > 1;
+	if (trx && xbegin(st, err) == -1)
 		return (-1);
-	if (xexec(st, "run_end", S_RUN_END, 0, p, 6, NULL, NULL, NULL,
-	    err) == -1)
-		return (-1);
-	if (st->s_ops->o_ddl_trx && xcommit(st, "run_end", err) == -1)
+	for (i = 0; i < a->n; i++) {
+		r = &a->re[i];
+		p[0] = SVI(r->re_end);
+		if (WIFSIGNALED(r->re_status)) {
+			p[1] = SVI(-1);
+			p[2] = SVI(WTERMSIG(r->re_status));
+		} else {
+			p[1] = SVI(WEXITSTATUS(r->re_status));
+			p[2] = SVI(0);
+		}
+		keep = r->re_outlen < st->s_output_max ? r->re_outlen :
+		    st->s_output_max;
+		p[3] = SVB(r->re_out != NULL ? r->re_out : "",
+		    r->re_out != NULL ? keep : 0);
+		p[4] = SVI(r->re_outlen);
+		p[5] = SVI(r->re_id);
+		if (xexec(st, "run_end", S_RUN_END, 0, p, 6, NULL, NULL, NULL,
+		    err) == -1)
+			return (-1);
+	}
+	if (trx && xcommit(st, "run_end", err) == -1)
 		return (-1);
 	return (0);
+}
+
+int
+store_runs_end_batch(struct store *st, const struct store_run_end *re,
+    size_t n, struct store_error *err)
+{
+	struct runs_arg	 a;
+
+	err = err_init(err);
+	if (n == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.re = re;
+	a.n = n;
+	return (run_op(st, ends_fn, &a, err));
 }
 
 int
 store_run_end(struct store *st, int64_t id, int64_t end, int status,
     const char *out, size_t outlen, struct store_error *err)
 {
-	struct run_arg	 a;
+	struct store_run_end	 re;
 
-	err = err_init(err);
-	memset(&a, 0, sizeof(a));
-	a.id = &id;
-	a.t = end;
-	if (WIFSIGNALED(status)) {
-		a.exit = -1;
-		a.sig = WTERMSIG(status);
-	} else {
-		a.exit = WEXITSTATUS(status);
-		a.sig = 0;
-	}
-	a.out = out;
-	a.total = (int64_t)outlen;
-	a.outlen = outlen < st->s_output_max ? outlen : st->s_output_max;
-	return (run_op(st, end_fn, &a, err));
+	memset(&re, 0, sizeof(re));
+	re.re_id = id;
+	re.re_end = end;
+	re.re_status = status;
+	re.re_out = out;
+	re.re_outlen = outlen;
+	return (store_runs_end_batch(st, &re, 1, err));
 }
 
 static int

@@ -281,6 +281,38 @@ int	 store_run_start(struct store *, const char *, time_t, int, int,
 int	 store_run_end(struct store *, int64_t, int64_t, int, const char *,
 	    size_t, struct store_error *);
 /*
+ * The same for many runs at once, in one transaction each call (the
+ * daemon records the starts of one turn of its loop, and the ends it
+ * reaped in one turn, together: one commit instead of one per run).
+ * store_runs_start_batch() records the n starts of rs[] and puts their
+ * ids in ids[], in order; each is idempotent for this node exactly as
+ * store_run_start() is, so after a failure the caller passes the same
+ * starts again and gets the first ids, with no row twice.
+ * store_runs_end_batch() records the n ends of re[] as store_run_end()
+ * does.  Both borrow their arguments.  Returns 0, or -1 with *err
+ * filled and, for starts, every ids[i] 0: then none of the batch may
+ * be taken as recorded (some may be), and the whole batch is passed
+ * again later.
+ */
+struct store_run_start {
+	const char	*rs_job;
+	time_t		 rs_fire;
+	int		 rs_attempt;	/* >= 1 */
+	int		 rs_pid;
+	int64_t		 rs_start;	/* ms, node clock */
+};
+struct store_run_end {
+	int64_t		 re_id;
+	int64_t		 re_end;	/* ms, node clock */
+	int		 re_status;	/* as waitpid() gave it */
+	const char	*re_out;	/* may be NULL when re_outlen is 0 */
+	size_t		 re_outlen;	/* bytes the run wrote */
+};
+int	 store_runs_start_batch(struct store *, const struct store_run_start *,
+	    size_t, int64_t *, struct store_error *);
+int	 store_runs_end_batch(struct store *, const struct store_run_end *,
+	    size_t, struct store_error *);
+/*
  * store_run_fail() records that this node could not start attempt
  * (>= 1) of a fire: one row in state RUN_FAILED at `when' (node clock,
  * ms) as both start and end, exit status -1, and the reason `why' as

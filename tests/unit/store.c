@@ -43,6 +43,10 @@ static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
+static void	 test_run_batches(struct store *, struct store *);
+static int	 batch_rows(struct store *, const char *, time_t,
+		    const char *);
+static void	 test_batch_faults(struct store *, struct store *);
 static int64_t	 silent_run(const char *, time_t);
 static int	 lost_count(struct store *, int64_t, int *,
 		    struct store_error *);
@@ -1281,6 +1285,286 @@ test_faults(struct store *a, struct store *b)
 	store_fault_set(NULL, 1, STORE_FAULT_NONE);
 }
 
+/* How many rows node has for (job, fire), seen from store st. */
+static int
+batch_rows(struct store *st, const char *job, time_t fire, const char *node)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	size_t			 n, i;
+	int			 c = 0;
+
+	if (store_runs_list(st, job, 0, &r, &n, &err) == -1)
+		return (-1);
+	for (i = 0; i < n; i++)
+		if (r[i].r_fire == fire && strcmp(r[i].r_node, node) == 0)
+			c++;
+	store_runs_free(r, n);
+	return (c);
+}
+
+#define NBATCH	5
+
+/* Many starts and ends in one call: as the single calls, in order. */
+static void
+test_run_batches(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_run_start	 rs[NBATCH];
+	struct store_run_end	 re[NBATCH];
+	struct store_run	*r;
+	int64_t			 ids[NBATCH], again[NBATCH], one, now;
+	char			 job[NBATCH][40];
+	size_t			 i, n, k;
+	int			 good;
+	static const char	*outs[NBATCH] = {
+		"", "out", "0123456789abcdefghij", NULL, "x"
+	};
+
+	now = clock_now_ms();
+	memset(rs, 0, sizeof(rs));
+	for (i = 0; i < NBATCH; i++) {
+		mkid(job[i], sizeof(job[i]), "rb", (int)i);
+		rs[i].rs_job = job[i];
+		rs[i].rs_fire = 600 + (time_t)i % 2;
+		rs[i].rs_attempt = 1 + (int)(i == 3);
+		rs[i].rs_pid = 100 + (int)i;
+		rs[i].rs_start = now + (int64_t)i;
+	}
+	ok(store_runs_start_batch(a, rs, 0, ids, &err) == 0,
+	    "an empty batch of starts");
+	/* One of them recorded alone first: the batch finds it. */
+	ok(store_run_start(a, job[2], rs[2].rs_fire, 1, 102, now, &one,
+	    &err) == 0 && one > 0, "one start recorded alone");
+	ok(store_runs_start_batch(a, rs, NBATCH, ids, &err) == 0,
+	    "a batch of %d starts", NBATCH);
+	good = ids[2] == one;
+	for (i = 0; i < NBATCH; i++) {
+		if (ids[i] <= 0)
+			good = 0;
+		for (k = 0; k < i; k++)
+			if (ids[k] == ids[i])
+				good = 0;
+	}
+	ok(good, "an id each, the one recorded before kept");
+	ok(store_runs_start_batch(a, rs, NBATCH, again, &err) == 0 &&
+	    memcmp(ids, again, sizeof(ids)) == 0,
+	    "the same batch again gives the same ids");
+	ok(store_run_start(a, job[4], rs[4].rs_fire, rs[4].rs_attempt, 1,
+	    now, &one, &err) == 0 && one == ids[4],
+	    "and so does a single start");
+	ok(store_runs_start_batch(b, rs, NBATCH, again, &err) == 0 &&
+	    again[0] != ids[0] && again[0] > 0,
+	    "another node's batch gets rows of its own");
+	for (i = good = 0; i < NBATCH; i++)
+		good += batch_rows(b, job[i], rs[i].rs_fire, "nodeA") == 1;
+	ok(good == NBATCH, "one row per start of the batch (%d)", good);
+	rs[1].rs_attempt = 0;
+	ok(store_runs_start_batch(a, rs, NBATCH, again, &err) == -1 &&
+	    err.se_class == STORE_FATAL && again[0] == 0,
+	    "a batch with attempt 0 is refused whole");
+	rs[1].rs_attempt = 1;
+
+	/* The ends. */
+	memset(re, 0, sizeof(re));
+	for (i = 0; i < NBATCH; i++) {
+		re[i].re_id = ids[i];
+		re[i].re_end = now + 1000 + (int64_t)i;
+		re[i].re_status = i == 1 ? 15 : (int)i << 8;
+		re[i].re_out = outs[i];
+		re[i].re_outlen = outs[i] != NULL ? strlen(outs[i]) : 0;
+	}
+	ok(store_runs_end_batch(a, re, 0, &err) == 0,
+	    "an empty batch of ends");
+	/* Run 4 was marked lost meanwhile: it stays lost. */
+	ok(store_run_lost(b, ids[4], &good, &err) == 0 && good,
+	    "one run of the batch marked lost");
+	ok(store_runs_end_batch(a, re, NBATCH, &err) == 0,
+	    "a batch of %d ends", NBATCH);
+	ok(store_runs_end_batch(a, re, NBATCH, &err) == 0,
+	    "the same ends again");
+	for (i = 0; i < NBATCH; i++) {
+		if (store_runs_list(b, job[i], 0, &r, &n, &err) == -1)
+			n = 0;
+		/* Node A's row, not B's. */
+		for (k = 0; k < n && r[k].r_id != ids[i]; k++)
+			;
+		if (k == n) {
+			ok(0, "run %zu listed", i);
+			store_runs_free(r, n);
+			continue;
+		}
+		ok(r[k].r_end == re[i].re_end &&
+		    r[k].r_state == (i == 4 ? RUN_LOST : RUN_FINISHED),
+		    "end %zu recorded (%s)", i,
+		    store_run_state_name(r[k].r_state));
+		if (i == 1)
+			ok(r[k].r_signal == 15 && r[k].r_exit == -1,
+			    "end %zu: signalled", i);
+		else
+			ok(r[k].r_exit == (int)i && r[k].r_signal == 0,
+			    "end %zu: exit status %d", i, r[k].r_exit);
+		ok(r[k].r_outtotal == (int64_t)re[i].re_outlen &&
+		    r[k].r_outlen == (re[i].re_outlen < 16 ? re[i].re_outlen :
+		    16) && (r[k].r_outlen == 0 || memcmp(r[k].r_output,
+		    outs[i], r[k].r_outlen) == 0), "end %zu: output", i);
+		store_runs_free(r, n);
+	}
+}
+
+/*
+ * A batch cut at every statement, before it and once it was carried
+ * out, and at its commit: the store reconnects and writes it again,
+ * with no start twice and every end in.  With no way back, the call
+ * fails with every id 0, and a later call puts it right.
+ */
+static void
+test_batch_faults(struct store *a, struct store *b)
+{
+	static const char *const points[] = {
+		"run_start.before", "run_start.after",
+		"run_start.commit.before", "run_start.commit.after",
+		"run_start.find.before", "run_start.find.after",
+		"run_end.before", "run_end.after",
+		"run_end.commit.before", "run_end.commit.after",
+		NULL
+	};
+	const char *const	*pt;
+	struct store_error	 err;
+	struct store_run_start	 rs[NBATCH];
+	struct store_run_end	 re[NBATCH];
+	struct store_run	*r;
+	int64_t			 ids[NBATCH], again[NBATCH];
+	char			 job[NBATCH][40];
+	size_t			 i, n;
+	unsigned int		 nth, last;
+	int			 rc, good, hits, fire = 5000;
+
+	memset(rs, 0, sizeof(rs));
+	memset(re, 0, sizeof(re));
+	for (i = 0; i < NBATCH; i++) {
+		mkid(job[i], sizeof(job[i]), "bf", (int)i);
+		rs[i].rs_job = job[i];
+		rs[i].rs_attempt = 1;
+		rs[i].rs_pid = 1;
+		re[i].re_out = "done";
+		re[i].re_outlen = 4;
+	}
+	for (pt = points; *pt != NULL; pt++) {
+		/* Statements are walked one by one, commits once. */
+		last = strstr(*pt, ".commit.") != NULL ? 1 : NBATCH;
+		for (nth = 1; nth <= last; nth++) {
+			fire += 60;
+			for (i = 0; i < NBATCH; i++) {
+				rs[i].rs_fire = fire;
+				rs[i].rs_start = fire;
+				re[i].re_end = fire + 1;
+			}
+			/* Found only for starts already in: the first two. */
+			if (strncmp(*pt, "run_start.find.", 15) == 0 &&
+			    (nth > 2 || store_runs_start_batch(a, rs, 2, ids,
+			    &err) == -1))
+				continue;
+			if (strncmp(*pt, "run_end.", 8) == 0 &&
+			    store_runs_start_batch(a, rs, NBATCH, ids,
+			    &err) == -1) {
+				ok(0, "%s %u: starts", *pt, nth);
+				continue;
+			}
+			store_fault_set(*pt, nth, STORE_FAULT_DROP);
+			if (strncmp(*pt, "run_start.", 10) == 0) {
+				rc = store_runs_start_batch(a, rs, NBATCH, ids,
+				    &err);
+				if (rc == -1 && err.se_lost)
+					rc = store_runs_start_batch(a, rs,
+					    NBATCH, ids, &err);
+			} else {
+				for (i = 0; i < NBATCH; i++)
+					re[i].re_id = ids[i];
+				rc = store_runs_end_batch(a, re, NBATCH, &err);
+				if (rc == -1 && err.se_lost)
+					rc = store_runs_end_batch(a, re, NBATCH,
+					    &err);
+			}
+			hits = (int)store_fault_hits();
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			ok(rc == 0 && hits == 1, "%s %u: batch written (%s)",
+			    *pt, nth, rc == 0 ? "" : err.se_msg);
+			ok(store_runs_start_batch(a, rs, NBATCH, again,
+			    &err) == 0 && memcmp(ids, again, sizeof(ids)) == 0,
+			    "%s %u: the ids stand", *pt, nth);
+			for (i = good = 0; i < NBATCH; i++)
+				good += batch_rows(b, job[i], fire,
+				    "nodeA") == 1;
+			ok(good == NBATCH, "%s %u: each start once (%d)", *pt,
+			    nth, good);
+			if (strncmp(*pt, "run_end.", 8) != 0)
+				continue;
+			for (i = good = 0; i < NBATCH; i++) {
+				if (store_runs_list(b, job[i], 1, &r, &n,
+				    &err) == 0 && n == 1 &&
+				    r[0].r_state == RUN_FINISHED &&
+				    r[0].r_end == fire + 1)
+					good++;
+				store_runs_free(r, n);
+			}
+			ok(good == NBATCH, "%s %u: every end in (%d)", *pt,
+			    nth, good);
+		}
+	}
+
+	/* Cut mid-batch with no way back; later it goes in once. */
+	fire += 60;
+	for (i = 0; i < NBATCH; i++) {
+		rs[i].rs_fire = fire;
+		rs[i].rs_start = fire;
+	}
+	store_fault_set("run_start.after", 3, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_runs_start_batch(a, rs, NBATCH, ids, &err);
+	for (i = good = 0; i < NBATCH; i++)
+		good += ids[i] == 0;
+	ok(rc == -1 && err.se_lost && good == NBATCH &&
+	    store_fault_hits() == 2,
+	    "cut with no way back: reported lost, no ids");
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	for (i = 0; i < NBATCH; i++)
+		good += batch_rows(b, job[i], fire, "nodeA");
+	ok(good == NBATCH, "and nothing of it is in");
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_runs_start_batch(a, rs, NBATCH, ids,
+		    &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	for (i = good = 0; rc == 0 && i < NBATCH; i++)
+		good += batch_rows(b, job[i], fire, "nodeA") == 1;
+	ok(rc == 0 && good == NBATCH, "a later call writes it once");
+	/* The same at the commit, whose result is lost: it is in. */
+	fire += 60;
+	for (i = 0; i < NBATCH; i++) {
+		rs[i].rs_fire = fire;
+		rs[i].rs_start = fire;
+	}
+	store_fault_set("run_start.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_runs_start_batch(a, rs, NBATCH, ids, &err);
+	ok(rc == -1 && err.se_lost && ids[0] == 0,
+	    "commit's result lost, no way back: reported lost");
+	store_fault_set(NULL, 1, STORE_FAULT_NONE);
+	for (i = 0; i < 500; i++) {
+		if ((rc = store_runs_start_batch(a, rs, NBATCH, ids,
+		    &err)) == 0)
+			break;
+		usleep(10000);
+	}
+	for (i = good = 0; rc == 0 && i < NBATCH; i++)
+		good += batch_rows(b, job[i], fire, "nodeA") == 1 &&
+		    ids[i] > 0;
+	ok(rc == 0 && good == NBATCH,
+	    "a later call finds every start, each once");
+}
+
 static void
 test_schema(void)
 {
@@ -1449,6 +1733,8 @@ main(void)
 	test_nodes(a, b, c);
 	test_tables(a, b);
 	test_faults(a, b);
+	test_run_batches(a, b);
+	test_batch_faults(a, b);
 	store_close(a);
 	store_close(b);
 	store_close(c);
