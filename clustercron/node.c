@@ -74,7 +74,7 @@
 #include "daemon.h"
 #include "store.h"
 
-/* Running jobs more than the least busy node's that make a node busy. */
+/* Running jobs beyond twice the others' mean that make a node busier. */
 #define SPREAD_SLACK	2
 /*
  * A process started this long after its run is another one that got the
@@ -623,32 +623,29 @@ job_owner_by_id(const char *id)
 
 /*
  * Whether a node running load jobs is noticeably busier than the
- * others: at least SPREAD_SLACK more than the least busy live node, and
- * at least twice the mean of the others (loads[skip] left out).
- * The counts are samples taken at each node's heartbeat, at different
- * moments: a node that happened to beat while a burst ran reports more
- * than one that beat between bursts, though both work as much; asking
- * for twice the mean keeps such a node in the ranking.
+ * others that may claim (loads[skip] left out): more than twice their
+ * mean plus SPREAD_SLACK.  The counts are samples taken at each node's
+ * heartbeat, at different moments: a node that happened to beat while
+ * a burst ran reports more than one that beat between bursts, though
+ * both work as much, and with bursts that outlast their period a node
+ * may report one burst or two.  A bar this high keeps such nodes in
+ * the ranking and still leaves out one that carries a load of its own.
  */
 static int
 busier(int load, size_t skip)
 {
-	int64_t	 sum = 0;
-	size_t	 i, n = 0;
-	int	 least = -1;
+	int64_t	 sum = 0, n = 0;
+	size_t	 i;
 
 	for (i = 0; i < D.d_nnodes; i++) {
 		if (i == skip || !able[i])
 			continue;
-		if (least == -1 || loads[i] < least)
-			least = loads[i];
 		sum += loads[i];
 		n++;
 	}
 	if (n == 0)
 		return (0);
-	return (load >= least + SPREAD_SLACK &&
-	    (int64_t)load * (int64_t)n >= 2 * sum);
+	return ((int64_t)load * n > 2 * sum + SPREAD_SLACK * n);
 }
 
 /*

@@ -4,10 +4,10 @@
 #
 # node-spread.sh: load spreading.  Three daemons on one MariaDB share
 # six cluster jobs every two seconds that run a second each; n1 also
-# runs a node-local job every second that lasts nine, so it always has
-# about nine jobs running while n2 and n3 have up to six, in bursts.  Once the
-# load has built up, the runs of the cluster jobs are counted per node
-# from the runs table, first with load-spreading = no, then yes.
+# runs a node-local job every second that lasts twelve, so it has about
+# twelve jobs running while n2 and n3 have up to six, in bursts.  Once
+# the load has built up, the runs of the cluster jobs are counted per
+# node from the runs table, first with load-spreading = no, then yes.
 #
 # Without spreading the preferred claimant is a hash of the job and the
 # instant, so n1 is the preferred claimant of about a third of the
@@ -45,7 +45,7 @@ EOF
 			done
 			if [ $n = n1 ]; then
 				echo "CLUSTERCRON_SCOPE=node"
-				echo "* * * * * * $ME echo x >>$O/$1.local; sleep 9"
+				echo "* * * * * * $ME echo x >>$O/$1.local; sleep 12"
 			fi
 		} >"$T/$n/crontab"
 	done
@@ -53,7 +53,7 @@ EOF
 	dmn_start n2
 	dmn_start n3
 	# Warm-up: n1 busy, and every node has seen every other's count.
-	wait_for 30 at_least 8 "$O/$1.local" || fail "$1: n1's load did not start"
+	wait_for 30 at_least 11 "$O/$1.local" || fail "$1: n1's load did not start"
 	mark=$(($(date +%s) + 2))
 	miso=$(date -u -d "@$mark" +%Y-%m-%dT%H:%M:%SZ)
 	enough() { [ "$(cat "$O/$1".[1-6] | awk -v m="$miso" '$1 >= m' |
