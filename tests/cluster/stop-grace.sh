@@ -1,0 +1,83 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# stop-grace.sh: three daemons on one private MariaDB, a job with
+# CLUSTERCRON_LOST=rerun that runs eight seconds.  One node is told to
+# stop (SIGTERM) while it runs it: it waits for the run within its
+# shutdown-grace and then exits.  It is alive all that time, so the
+# others mark none of its runs lost and rerun nothing: the fire runs
+# once and its run ends finished.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+dmn_cluster
+
+has_feature node-timeout && grep -q LOST_RERUN "$top_srcdir"/clustercron/*.c ||
+    { echo "SKIP: no node-timeout or CLUSTERCRON_LOST=rerun"; exit 77; }
+
+nodes="n1 n2 n3"
+for n in $nodes; do
+	dmn_setup $n <<EOF
+heartbeat-interval = 1s
+node-timeout = 3s
+claim-defer-ms = 150
+EOF
+	cat >"$T/$n/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE" >>$O/every1
+CLUSTERCRON_LOST=rerun
+*/5 * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$CLUSTERCRON_ATTEMPT" >>$O/rr.start; sleep 8; echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$CLUSTERCRON_ATTEMPT" >>$O/rr.end
+EOF
+done
+for n in $nodes; do
+	dmn_start $n
+done
+wait_for 30 at_least 3 "$O/every1" || fail "too few fires"
+
+# The node running the next long job is told to stop once the store
+# shows the run.
+k=$(count_lines "$O/rr.start")
+wait_for 10 at_least $((k + 1)) "$O/rr.start" || fail "no long job started"
+line=$(sed -n "$((k + 1))p" "$O/rr.start")
+iso=${line%% *}
+fire=$(echo "$iso" | iso_epochs)
+victim=$(echo "$line" | cut -d' ' -f2)
+recorded() { [ -n "$(runs_sql "WHERE fire = $fire AND node = '$victim' AND \
+    state = 0")" ]; }
+wait_for 10 recorded || fail "the store does not show the run"
+kill -TERM "$(dmn_pid "$victim")"
+echo "told $victim to stop ($(elapsed)) while it runs $iso"
+wait_for 30 dmn_dead "$victim" || fail "$victim did not stop"
+echo "$victim stopped ($(elapsed))"
+# A node-timeout and more after it exits, with the others up.
+n=$(count_lines "$O/every1")
+wait_for 10 at_least $((n + 4)) "$O/every1" || fail "the others did not go on"
+starts=$(grep "^$iso " "$O/rr.start")
+state=$(runs_sql "WHERE fire = $fire AND node = '$victim' AND attempt = 1" |
+    cut -d' ' -f5)
+lost=$(grep -h "LOST ($victim .*node dead" "$T"/n?.log)
+r=$(runs_sql)
+for n in $nodes; do
+	[ "$n" = "$victim" ] || dmn_stop $n
+done
+
+echo "$iso started: $starts"
+contains "$victim waited for its run" "$(cat "$T/$victim.log")" 'STOPPING \(1 running'
+# node.c: node_beat() returns at once when the daemon is stopping, so a
+# node waiting out its shutdown-grace stops heartbeating; past
+# node-timeout the others take it for dead, mark its runs lost and
+# rerun those of rerun jobs while the first attempt still runs.
+known_bug "no run of the stopping node marked lost" "$lost" "" \
+    "a stopping node does not heartbeat during its shutdown-grace"
+known_bug "the fire started once" "$(echo "$starts" | grep -c .)" 1 \
+    "a stopping node does not heartbeat during its shutdown-grace"
+known_bug "its run ended finished" "$state" finished \
+    "a stopping node does not heartbeat during its shutdown-grace"
+same "every1: no fire twice" "$(dups_of "$O/every1")" ""
+same "runs: no duplicate but lost-and-rerun" "$(echo "$r" | awk '$3 >= 1 {
+	n[$1 " " $2]++; if ($5 == "lost") l[$1 " " $2] = 1 } END {
+	for (f in n) if (n[f] > 2 || (n[f] == 2 && !(f in l))) print f }')" ""
+
+echo "runtime: $(elapsed)"
+finish
