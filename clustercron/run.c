@@ -69,6 +69,8 @@
 #define START_WINDOW	32	/* attempts between fork and exec */
 #define MAIL_TIMEOUT	600	/* s a mailer may run, then is killed */
 
+struct pending;
+
 static char	*cmd_escape(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
@@ -81,7 +83,10 @@ static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *);
 static void	 history_trim(void);
-static void	 pending_add(const struct fire *, int, const char *);
+static void	 pending_add(const struct fire *, int, const char *, int);
+static void	 pending_free(struct pending *);
+static int	 pending_batch(size_t, size_t *, size_t *, const char **,
+		    struct store_error *);
 static int	 pending_flush(int);
 
 /* The start bound of the attempts still on their way to execve(). */
@@ -90,24 +95,26 @@ static struct mtimer	 start_t = { { 0, TIMER_IDLE }, start_timer, NULL };
 static size_t		 nrecord;
 /* Attempts between fork and exec. */
 static size_t		 nstarting;
-/* Ends recorded in this turn, and the ms they took, for -d. */
-static size_t		 nended;
-static int64_t		 endms;
 
 /*
- * Records the store could not take when they happened: the start and
- * end of a run whose start was never recorded, the end of one whose
- * start was, or a start that failed.  They are written, in order, once
- * the store answers again (or is first reached: a daemon started while
- * MariaDB was away still runs its node-local jobs), so that an outage
- * leaves no run "running" for good and none unrecorded.  While the store is known to be down
- * they wait for it to answer something else (SQLite's is tried again
- * every PENDING_RETRY); a run's end never waits on it.
+ * Records not yet in the store: the start and end of a run whose start
+ * was never recorded, the end of one whose start was, or a start that
+ * failed.  Every end waits here for the end of the loop's turn, so
+ * that the ends reaped in one turn go to the store together, in one
+ * transaction (store_runs_end_batch()), as the starts of a turn do
+ * (run_record()).  The records the store could not take when they
+ * happened (p_late) wait, in order, until it answers again (or is first
+ * reached: a daemon started while MariaDB was away still runs its
+ * node-local jobs), so that an outage leaves no run "running" for good
+ * and none unrecorded.  While the store is known to be down they wait
+ * for it to answer something else (SQLite's is tried again every
+ * PENDING_RETRY); a run's end never waits on it.
  */
 enum pending_kind { PK_RUN, PK_END, PK_FAIL };
 struct pending {
 	TAILQ_ENTRY(pending) p_entry;
 	enum pending_kind p_kind;
+	int		 p_late;	/* the store failed to take it */
 	char		 p_id[CRON_IDLEN + 1];
 	time_t		 p_fire;
 	int		 p_attempt;
@@ -124,6 +131,7 @@ static size_t		 npending;
 static int64_t		 pending_tried;	/* monotonic ms */
 #define PENDING_RETRY	5000		/* ms */
 #define PENDING_MAX	10000		/* then the oldest go */
+#define PENDING_BATCH	512		/* runs per transaction */
 
 /* The command as logged: escaped, and cut at LOGCMD_MAX. */
 static char *
@@ -180,7 +188,7 @@ run_failed(const char *id, time_t fire, int attempt, const char *why)
 	strlcpy(f.f_id, id, sizeof(f.f_id));
 	f.f_instant = fire;
 	f.f_attempt = attempt;
-	pending_add(&f, PK_FAIL, why);
+	pending_add(&f, PK_FAIL, why, 1);
 }
 
 /*
@@ -400,25 +408,24 @@ start_timer(struct mtimer *t)
 }
 
 /*
- * Record the starts of the attempts that have exec'd since the last
- * call: the loop calls this at the end of each turn, so that the
- * store's commits come after the turn's forks, not between a fire and
- * its exec.
+ * Record the ends kept so far (pending_flush()), then the starts of the
+ * attempts that have exec'd since the last call, all of them in one
+ * transaction: the loop calls this at the end of each turn, so that
+ * the store's commits come after the turn's forks, not between a fire
+ * and its exec, and a burst of starts costs one commit, not one each.
  */
 void
 run_record(void)
 {
-	struct store_error	 se;
-	struct fire		*f;
-	int64_t			 t0 = clock_mono();
-	size_t			 n = 0;
+	static struct store_run_start	*rs;
+	static struct fire		**fs;
+	static int64_t			*ids;
+	static size_t			 cap;
+	struct store_error		 se;
+	struct fire			*f;
+	int64_t				 t0;
+	size_t				 i, n = 0;
 
-	if (nended > 0) {
-		log_debug("(CRON) ENDS (%zu runs in %lld ms)", nended,
-		    (long long)endms);
-		nended = 0;
-		endms = 0;
-	}
 	if (npending > 0 && pending_flush(0) == -1)
 		return;
 	if (nrecord == 0 || D.d_st == NULL)
@@ -427,25 +434,38 @@ run_record(void)
 	if (!store_usable())
 		return;
 	nrecord = 0;
+	t0 = clock_mono();
 	LIST_FOREACH(f, &D.d_fires, f_entry) {
 		if (!f->f_torecord || f->f_sj == NULL ||
 		    f->f_sj->sj_started != 1)
 			continue;
-		if (store_run_start(D.d_st, f->f_id, f->f_instant,
-		    f->f_attempt, (int)f->f_sj->sj_pid, f->f_start,
-		    &f->f_runid, &se) == -1) {
-			store_failed("recording a run", &se);
-			f->f_runid = 0;
-			/* Kept for later; so are the others. */
-			nrecord = 1;
-			break;
+		if (n == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			rs = xreallocarray(rs, cap, sizeof(*rs));
+			fs = xreallocarray(fs, cap, sizeof(*fs));
+			ids = xreallocarray(ids, cap, sizeof(*ids));
 		}
-		n++;
-		f->f_torecord = 0;
+		rs[n].rs_job = f->f_id;
+		rs[n].rs_fire = f->f_instant;
+		rs[n].rs_attempt = f->f_attempt;
+		rs[n].rs_pid = (int)f->f_sj->sj_pid;
+		rs[n].rs_start = f->f_start;
+		fs[n++] = f;
 	}
-	if (n > 0)
-		log_debug("(CRON) RECORD (%zu starts in %lld ms)", n,
-		    (long long)(clock_mono() - t0));
+	if (n == 0)
+		return;
+	if (store_runs_start_batch(D.d_st, rs, n, ids, &se) == -1) {
+		store_failed("recording a run", &se);
+		/* Kept for later. */
+		nrecord = 1;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		fs[i]->f_runid = ids[i];
+		fs[i]->f_torecord = 0;
+	}
+	log_debug("(CRON) RECORD (%zu starts in %lld ms)", n,
+	    (long long)(clock_mono() - t0));
 }
 
 /* The descriptors of every running attempt and mailer. */
@@ -583,13 +603,10 @@ static void
 attempt_end(struct fire *f)
 {
 	struct spawn_status	 ss;
-	struct store_error	 se;
 	struct passwd		*pw;
-	const struct outbuf	*ob;
 	char			 status[128], when[32];
 	int			 failed;
 	uint32_t		 delay;
-	int64_t			 t0;
 
 	mtimer_del(&f->f_timer);
 	D.d_nrunning--;
@@ -613,30 +630,22 @@ attempt_end(struct fire *f)
 	if (failed)
 		log_info("(%s) FAILED (%s attempt %d: %s)", f->f_owner,
 		    f->f_id, f->f_attempt, status);
-	if (f->f_torecord)
-		run_record();
-	ob = &f->f_sj->sj_output;
 	f->f_end = clock_now_ms();
 	metrics_run_end(f->f_id, f->f_owner, f->f_start, f->f_end,
 	    f->f_wstatus);
+	/*
+	 * Recorded at the end of the turn (run_record()), with the other
+	 * ends reaped in it; a run whose start is not recorded yet has
+	 * both recorded then.
+	 */
 	if (f->f_torecord) {
-		/* Its start is not recorded yet: both go later. */
-		pending_add(f, PK_RUN, NULL);
+		pending_add(f, PK_RUN, NULL, !store_usable());
 		f->f_torecord = 0;
-	} else if (f->f_runid != 0) {
-		t0 = clock_mono();
-		if (!store_usable() || store_run_end(D.d_st, f->f_runid,
-		    f->f_end, f->f_wstatus, ob->ob_buf != NULL ? ob->ob_buf :
-		    "", (size_t)ob->ob_total, &se) == -1) {
-			if (store_usable())
-				store_failed("recording the end of a run",
-				    &se);
-			pending_add(f, PK_END, NULL);
-		}
-		nended++;
-		endms += clock_mono() - t0;
-	}
-	if ((pw = getpwnam(f->f_owner)) != NULL)
+	} else if (f->f_runid != 0)
+		pending_add(f, PK_END, NULL, !store_usable());
+	/* Only a run with output to mail needs its owner's entry. */
+	if (f->f_sj->sj_output.ob_total > 0 &&
+	    (pw = getpwnam(f->f_owner)) != NULL)
 		mail_output(f, pw);
 	history_trim();
 	spawn_free(f->f_sj);
@@ -656,27 +665,25 @@ attempt_end(struct fire *f)
 }
 
 /*
- * Keep a record the store could not take now: kind PK_RUN (f's start
+ * Keep a record for the end of the turn, or for when the store answers
+ * again (late set: it could not take it now): kind PK_RUN (f's start
  * and end), PK_END (f's end, its start recorded as f_runid) or PK_FAIL
  * (f_id, f_instant and f_attempt did not start, for the reason why).
  */
 static void
-pending_add(const struct fire *f, int kind, const char *why)
+pending_add(const struct fire *f, int kind, const char *why, int late)
 {
 	struct pending		*p;
 	const struct outbuf	*ob;
 
 	if (npending >= PENDING_MAX) {
-		p = TAILQ_FIRST(&pendings);
-		TAILQ_REMOVE(&pendings, p, p_entry);
-		free(p->p_out);
-		free(p);
-		npending--;
+		pending_free(TAILQ_FIRST(&pendings));
 		log_warnx("(CRON) STORE (more than %d runs not recorded: "
 		    "the oldest dropped)", PENDING_MAX);
 	}
 	p = xcalloc(1, sizeof(*p));
 	p->p_kind = kind;
+	p->p_late = late;
 	strlcpy(p->p_id, f->f_id, sizeof(p->p_id));
 	p->p_fire = f->f_instant;
 	p->p_attempt = f->f_attempt;
@@ -701,20 +708,120 @@ pending_add(const struct fire *f, int kind, const char *why)
 	npending++;
 }
 
+/* Take a record off the queue and free it. */
+static void
+pending_free(struct pending *p)
+{
+	TAILQ_REMOVE(&pendings, p, p_entry);
+	free(p->p_out);
+	free(p);
+	npending--;
+}
+
 /*
- * Write the records kept while the store was down, oldest first: at
- * once when the store is known to answer or with force set, otherwise
- * (SQLite) at most every PENDING_RETRY; the first success says the
- * store is back.  Returns -1, keeping what is left, when the store
- * failed or was not tried.
+ * Write the runs at the head of the queue, at most max of them and up
+ * to the first PK_FAIL: the ends of those whose start is in, in one
+ * transaction; then the starts of the others in one, and their ends in
+ * another.  Counts in *n the runs that went (in *late those kept
+ * through a failure) and returns 0, or -1 with *se and *what filled
+ * when the store failed: then what is left stays, with each start
+ * that went in marked so.
+ */
+static int
+pending_batch(size_t max, size_t *n, size_t *late, const char **what,
+    struct store_error *se)
+{
+	static struct store_run_start	*rs;
+	static struct store_run_end	*re;
+	static struct pending		**pe, **ps;
+	static int64_t			*ids;
+	static size_t			 cap;
+	struct pending			*p;
+	size_t				 i, k = 0, ne = 0, ns = 0;
+
+	TAILQ_FOREACH(p, &pendings, p_entry) {
+		if (p->p_kind == PK_FAIL || k == max)
+			break;
+		if (k == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			rs = xreallocarray(rs, cap, sizeof(*rs));
+			re = xreallocarray(re, cap, sizeof(*re));
+			pe = xreallocarray(pe, cap, sizeof(*pe));
+			ps = xreallocarray(ps, cap, sizeof(*ps));
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+		}
+		if (p->p_kind == PK_RUN)
+			ps[ns++] = p;
+		else
+			pe[ne++] = p;
+		k++;
+	}
+	*what = "recording the end of a run";
+	for (i = 0; i < ne; i++) {
+		p = pe[i];
+		re[i].re_id = p->p_runid;
+		re[i].re_end = p->p_end;
+		re[i].re_status = p->p_wstatus;
+		re[i].re_out = p->p_out;
+		re[i].re_outlen = p->p_outtotal;
+	}
+	if (ne > 0 && store_runs_end_batch(D.d_st, re, ne, se) == -1)
+		return (-1);
+	for (i = 0; i < ne; i++) {
+		*late += pe[i]->p_late;
+		pending_free(pe[i]);
+	}
+	*n += ne;
+	if (ns == 0)
+		return (0);
+	for (i = 0; i < ns; i++) {
+		p = ps[i];
+		rs[i].rs_job = p->p_id;
+		rs[i].rs_fire = p->p_fire;
+		rs[i].rs_attempt = p->p_attempt;
+		rs[i].rs_pid = p->p_pid;
+		rs[i].rs_start = p->p_start;
+	}
+	*what = "recording a run";
+	if (store_runs_start_batch(D.d_st, rs, ns, ids, se) == -1)
+		return (-1);
+	/* Their starts are in: only the ends are left. */
+	for (i = 0; i < ns; i++) {
+		p = ps[i];
+		p->p_runid = ids[i];
+		p->p_kind = PK_END;
+		re[i].re_id = p->p_runid;
+		re[i].re_end = p->p_end;
+		re[i].re_status = p->p_wstatus;
+		re[i].re_out = p->p_out;
+		re[i].re_outlen = p->p_outtotal;
+	}
+	*what = "recording the end of a run";
+	if (store_runs_end_batch(D.d_st, re, ns, se) == -1)
+		return (-1);
+	for (i = 0; i < ns; i++) {
+		*late += ps[i]->p_late;
+		pending_free(ps[i]);
+	}
+	*n += ns;
+	return (0);
+}
+
+/*
+ * Write the records kept, oldest first: at once when the store is known
+ * to answer or with force set, otherwise (SQLite) at most every
+ * PENDING_RETRY; the first success says the store is back.  Runs go in
+ * batches (pending_batch()), a failed start alone.  Returns -1, keeping
+ * what is left, when the store failed or was not tried.
  */
 static int
 pending_flush(int force)
 {
 	struct store_error	 se;
 	struct pending		*p;
+	const char		*what = NULL;
 	int64_t			 now = clock_mono();
-	size_t			 n = 0;
+	size_t			 n = 0, late = 0, max = PENDING_BATCH;
 
 	/*
 	 * While the store is known to be down, MariaDB's is probed by the
@@ -730,43 +837,44 @@ pending_flush(int force)
 	pending_tried = now;
 	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
 		if (p->p_kind == PK_FAIL) {
+			what = "recording a run that did not start";
 			if (store_run_fail(D.d_st, p->p_id, p->p_fire,
 			    p->p_attempt, p->p_start, p->p_out, &se) == -1)
 				break;
-		} else {
-			if (p->p_kind == PK_RUN &&
-			    store_run_start(D.d_st, p->p_id, p->p_fire,
-			    p->p_attempt, p->p_pid, p->p_start, &p->p_runid,
-			    &se) == -1)
-				break;
-			/* Its start is in: only the end is left. */
-			p->p_kind = PK_END;
-			if (store_run_end(D.d_st, p->p_runid, p->p_end,
-			    p->p_wstatus, p->p_out, p->p_outtotal, &se) == -1)
-				break;
+			late += p->p_late;
+			pending_free(p);
+			n++;
+			continue;
 		}
-		TAILQ_REMOVE(&pendings, p, p_entry);
-		free(p->p_out);
-		free(p);
-		npending--;
-		n++;
+		if (pending_batch(max, &n, &late, &what, &se) == 0)
+			continue;
+		/* A conflict: look for the run in the way one by one. */
+		if (se.se_class != STORE_CONFLICT || max == 1) {
+			p = TAILQ_FIRST(&pendings);
+			break;
+		}
+		max = 1;
 	}
 	if (n > 0) {
-		log_info("(CRON) STORE (%zu runs recorded late)", n);
+		log_debug("(CRON) ENDS (%zu runs in %lld ms)", n,
+		    (long long)(clock_mono() - now));
+		if (late > 0)
+			log_info("(CRON) STORE (%zu runs recorded late)",
+			    late);
 		fire_store_ok();
 	}
 	if (p != NULL) {
 		if (se.se_class != STORE_CONFLICT) {
-			store_failed("recording runs kept meanwhile", &se);
+			store_failed(what, &se);
+			/* What waits now waits for the store. */
+			TAILQ_FOREACH(p, &pendings, p_entry)
+				p->p_late = 1;
 			return (-1);
 		}
 		/* Someone else's row: this one cannot go in, ever. */
 		log_warnx("(CRON) STORE (a run kept meanwhile is dropped: "
 		    "%s)", se.se_msg);
-		TAILQ_REMOVE(&pendings, p, p_entry);
-		free(p->p_out);
-		free(p);
-		npending--;
+		pending_free(p);
 	}
 	return (0);
 }
