@@ -72,6 +72,7 @@
 struct pending;
 
 static char	*cmd_escape(const char *);
+static struct passwd *owner_pw(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
 static int	 attempt_start(struct fire *);
@@ -147,6 +148,44 @@ cmd_escape(const char *cmd)
 }
 
 /*
+ * The owner's password entry, read once per turn of the loop: a burst
+ * starts hundreds of jobs in one turn, most of them one owner's, and
+ * each getpwnam() reads the password file again (it was an eighth of
+ * the daemon's CPU in a burst, bench/daemon/README).  The entry is a
+ * copy, good until the next call for another owner; the file is read
+ * again at the next turn, so a change to it is seen as soon as before.
+ * NULL when there is no such user (not remembered).
+ */
+static struct passwd *
+owner_pw(const char *name)
+{
+	static struct passwd	 pw;
+	static char		*buf, last[256];
+	static size_t		 buflen;
+	static int64_t		 turn = -1;
+	struct passwd		*res;
+	int			 e;
+
+	if (turn == D.d_mono_now && strcmp(last, name) == 0)
+		return (&pw);
+	turn = -1;
+	if (buf == NULL) {
+		buflen = 4096;
+		buf = xmalloc(buflen);
+	}
+	while ((e = getpwnam_r(name, &pw, buf, buflen, &res)) == ERANGE &&
+	    buflen < 1024 * 1024) {
+		buflen *= 2;
+		buf = xreallocarray(buf, buflen, 1);
+	}
+	if (e != 0 || res == NULL)
+		return (NULL);
+	if (strlcpy(last, name, sizeof(last)) < sizeof(last))
+		turn = D.d_mono_now;
+	return (&pw);
+}
+
+/*
  * The job's environment: cron's (common/jobenv_build()), then the fire.
  * CLUSTERCRON_ATTEMPT is set again for each attempt.
  */
@@ -213,7 +252,7 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt)
 	struct passwd	*pw;
 	char		 when[32], fireid[CRON_IDLEN + 40], why[300];
 
-	if ((pw = getpwnam(job_owner(j))) == NULL) {
+	if ((pw = owner_pw(job_owner(j))) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
 		    job_owner(j), job_id(j, fireid));
 		snprintf(why, sizeof(why), "no such user %s", job_owner(j));
@@ -256,7 +295,7 @@ attempt_start(struct fire *f)
 	struct passwd		*pw;
 	char			 title[128], num[16], why[300];
 
-	if ((pw = getpwnam(f->f_owner)) == NULL) {
+	if ((pw = owner_pw(f->f_owner)) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
 		    f->f_owner, f->f_id);
 		snprintf(why, sizeof(why), "no such user %s", f->f_owner);
@@ -645,7 +684,7 @@ attempt_end(struct fire *f)
 		pending_add(f, PK_END, NULL, !store_usable());
 	/* Only a run with output to mail needs its owner's entry. */
 	if (f->f_sj->sj_output.ob_total > 0 &&
-	    (pw = getpwnam(f->f_owner)) != NULL)
+	    (pw = owner_pw(f->f_owner)) != NULL)
 		mail_output(f, pw);
 	history_trim();
 	spawn_free(f->f_sj);
