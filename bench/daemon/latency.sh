@@ -9,8 +9,8 @@
 # time it started.  Prints the runs per node, duplicates (must be 0) and
 # the latency from the scheduled instant to the job's start: median,
 # p99, max.  The daemons run with -d, and their debug lines say where
-# a node's time went at each burst: claiming (FLUSH), recording the
-# starts (RECORD) and the ends (ENDS) in the store.
+# a node's time went at each burst: claiming (CLAIMS), forking (STARTS),
+# recording the starts (RECORD) and the ends (ENDS) in the store.
 #
 #	top_srcdir=. top_builddir=. bench/daemon/latency.sh \
 #	    [jobs [rounds [nodes]]]
