@@ -8,10 +8,12 @@
 # nothing: not the fires five minutes ahead that its clock says are
 # due, which would run them early and, by moving the jobs' last fire
 # forward, leave the other node nothing to run.  The other node runs
-# every fire, once.
+# every fire, once.  The offset it measured is in the store: status
+# shows it.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 needs faketime
+needs python3
 dmn_cluster
 
 for n in n1 n2; do
@@ -46,6 +48,17 @@ DAEMONS="$DAEMONS n2"
 wait_for 20 in_log n2 STARTUP || fail "n2 did not start"
 wait_for 20 in_log n2 'SKEW \(node clock ahead of the store by (29[0-9]|30[0-9])\.[0-9] s: claiming nothing\)' ||
     fail "n2 did not log its skew"
+# The offset it measured is in the store, for status.
+run "$CLUSTERCRON" status --json -c "$T/n1/clustercron.conf"
+skew=$(printf '%s\n' "$out" | python3 -c 'import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    if n["name"] == "n2":
+        print(int(n["skew_ms"] / 1000 + 0.5))' 2>&1)
+case "$skew" in
+29[5-9]|30[0-5]) echo "ok: status shows n2 five minutes ahead"
+	ntest=$((ntest + 1)) ;;
+*)	fail "status shows n2's skew as $skew s: $out" ;;
+esac
 n=$(count_lines "$O/every1")
 wait_for 30 at_least $((n + 8)) "$O/every1" ||
     fail "too few fires with the fast node up"
