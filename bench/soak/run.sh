@@ -21,9 +21,12 @@
 #
 # The window checked is from the first fire after every node is up to a
 # few seconds before the end.  Each fire in it (job, instant) is:
-#	run		started once (attempt 1), by the runs table and the file
-#	rerun		lost with its node and run again (attempt 2): allowed
-#			for the jobs that ask for it (CLUSTERCRON_LOST=rerun)
+#	run		started once (attempt 1), by the runs table and the file;
+#			LATE when 5 s or more after its instant, outside outages
+#	rerun		lost with its node and run again (attempt 2), for the
+#			jobs that ask for it (CLUSTERCRON_LOST=rerun): fine
+#			when the node was killed as it ran; shown apart when
+#			its daemon was stopped (the job ran on: twice)
 #	lost		started once, its node died (state lost): counted,
 #			not a miss
 #	caught up	run after a store outage it fell in (catchup jobs)
@@ -31,7 +34,9 @@
 #			away (from its kill to a settle margin after it
 #			answered again): the skip policy, not an error
 #	DUPLICATE	two starts or more but a lost-then-rerun pair, by
-#			the table or two lines or more in the file
+#			the table or two lines or more in the file; or a
+#			rerun while the lost run's node was neither killed
+#			nor stopped
 #	MISS		no start, outside a store outage, or inside one with
 #			no note; a fire its node had claimed when it was
 #			killed or stopped is shown apart ("claimed by a
@@ -75,7 +80,10 @@ analyse()
 		k = tag[$1] " " $2
 		if ($3 >= 1) {
 			starts[k]++
-			if ($5 == "lost") lost[k]++
+			if ($5 == "lost") {
+				lost[k]++
+				if ($3 == 1) lostnode[k] = $4
+			}
 			if ($3 == 2) second[k]++
 			if ($3 == 1) {
 				late[k] = $6 - $2 * 1000
@@ -102,7 +110,23 @@ analyse()
 				s = starts[k] + 0
 				l = lines[k] + 0
 				if (s == 2 && lost[k] >= 1 && second[k] == 1) {
-					c["rerun after its node died"]++
+					# Lost with its node: killed, or stopped
+					# (its job ran on), while the run was in
+					# flight; else its node lived.
+					why = ""
+					for (j = 1; j <= nf; j++)
+						if (fnode[j] == lostnode[k] &&
+						    fa[j] <= f + 4 && fb[j] >= f)
+							why = kind[j]
+					if (why == "crash")
+						c["rerun after its node was killed"]++
+					else if (why == "stop")
+						c["rerun after its daemon was stopped (the job ran on: twice)"]++
+					else {
+						c["DUPLICATE"]++
+						print "DUPLICATE", k, "rerun while",
+						    lostnode[k], "lived"
+					}
 					continue
 				}
 				if (s >= 2 || l >= 2) {
