@@ -230,7 +230,7 @@ stop_begin(void)
 		heap_del(&D.d_wall, heap_top(&D.d_wall));
 	run_killall(0);
 	mtimer_del(&D.d_check_timer);
-	mtimer_del(&D.d_beat_timer);
+	/* node.c heartbeats on while jobs run: the node is alive. */
 	mtimer_del(&D.d_scan_timer);
 	mtimer_del(&D.d_open_timer);
 	timer_init(&D.d_stop_timer, stop_expired, NULL);

@@ -74,6 +74,11 @@
 #include "daemon.h"
 #include "store.h"
 
+/*
+ * How long a node cut off from the store may take to reconnect once it
+ * is back: the store retries a lost connection at most this far apart.
+ */
+#define RECONNECT_MAX	5000
 /* Running jobs beyond twice the others' mean that make a node busier. */
 #define SPREAD_SLACK	2
 /*
@@ -95,6 +100,7 @@ struct orphan {
 static int	 beat_failed;
 static int64_t	 stcheck_last;	/* monotonic ms */
 static int64_t	 beat_sent;	/* last renewal sent, monotonic ms */
+static int64_t	 beat_ok_since;	/* renewing without a failure since */
 static int64_t	 beat_tried;	/* last heartbeat tried, monotonic ms */
 static int64_t	 beat_rtt;	/* ms */
 static int64_t	 skew_ms;	/* node clock - store clock */
@@ -197,8 +203,12 @@ beat_once(struct store *st, struct store_error *se)
 	t0 = clock_now_ms();
 	beat_tried = m0;
 	if (store_heartbeat(st, t0 + beat_rtt / 2, (int)run_count(),
-	    &store_ms, &draining, se) == -1)
+	    &store_ms, &draining, se) == -1) {
+		beat_ok_since = 0;
 		return (-1);
+	}
+	if (beat_ok_since == 0)
+		beat_ok_since = m0;
 	beat_rtt = clock_mono() - m0;
 	/*
 	 * A renewal this late follows a stop or a stall of the whole
@@ -329,7 +339,12 @@ node_beat(struct mtimer *t)
 	int64_t			 store_ms;
 	size_t			 n = 0;
 
-	if (D.d_stopping)
+	/*
+	 * A stopping daemon goes on heartbeating while it waits for its
+	 * jobs (shutdown-grace may well exceed node-timeout): it is alive,
+	 * and its runs must not be taken for lost.
+	 */
+	if (D.d_stopping && run_count() == 0)
 		return;
 	mtimer_set(&D.d_beat_timer,
 	    D.d_mono_now + D.d_conf.c_heartbeat_ms);
@@ -351,6 +366,8 @@ node_beat(struct mtimer *t)
 	beat_failed = 0;
 	nodes_take(nodes, n, store_ms);
 	store_nodes_free(nodes, n);
+	if (D.d_stopping)
+		return;
 	reap_dead(st);
 	orphans_check(D.d_st);
 	/* The main connection may be back too: try it once. */
@@ -430,6 +447,17 @@ reap_dead(struct store *st)
 	int			 held;
 	char			 when[32];
 
+	/*
+	 * Not before this node has renewed without a break for
+	 * node-timeout and the time another node takes to reconnect: after
+	 * an outage of the store (or at this node's start) every other
+	 * node's last heartbeat is old, though they are alive, cut off as
+	 * this one was; they must have had their chance to renew first.
+	 */
+	if (beat_ok_since == 0 || clock_mono() - beat_ok_since <
+	    D.d_conf.c_node_timeout_ms + RECONNECT_MAX +
+	    D.d_conf.c_heartbeat_ms)
+		return;
 	if (store_lease_take(st, "reaper", D.d_conf.c_node_timeout_ms,
 	    &held, &se) == -1) {
 		log_warnx("(CRON) HEARTBEAT (reaper: %s)", se.se_msg);
