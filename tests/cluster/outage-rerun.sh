@@ -47,7 +47,8 @@ iso=${line%% *}
 fire=$(echo "$iso" | iso_epochs)
 owner=$(echo "$line" | cut -d' ' -f2)
 recorded() { [ -n "$(runs_sql "WHERE fire = $fire AND node = '$owner' AND \
-    state = 0")" ]; }
+    state = 0 AND job_id IN (SELECT id FROM jobs WHERE cmd LIKE \
+    '%/rr.start;%')")" ]; }
 wait_for 10 recorded || fail "the store does not show the run"
 mdb_kill
 echo "store killed ($(elapsed)) while $owner runs $iso"
@@ -78,16 +79,13 @@ done
 
 echo "$iso started: $starts"
 echo "marked lost: $lost"
-# node.c's reaper runs as soon as its node is back: every other node's
-# last heartbeat is older than node-timeout by then, the store having
-# been away longer, so their runs are marked lost ("node dead") and
-# those of rerun jobs started again while the first attempt still runs
-# on its live node: the fire runs twice.
-known_bug "no run of a live node marked lost" "$lost" "" \
-    "after an outage the first node back reaps the others as dead"
-known_bug "the fire in flight at the kill started once" \
-    "$(echo "$starts" | grep -c .)" 1 \
-    "after an outage the first node back reaps the others as dead"
+# The reaper waits, after an outage, until the others could renew
+# (2c84477): before, the first node back took every other node for dead,
+# their heartbeats being as old as the outage, and reran their fires
+# while the first attempts still ran.
+same "no run of a live node marked lost" "$lost" ""
+same "the fire in flight at the kill started once" \
+    "$(echo "$starts" | grep -c .)" 1
 same "no duplicate but lost-and-rerun" "$(echo "$r" | awk '$3 >= 1 {
 	n[$1 " " $2]++; if ($5 == "lost") l[$1 " " $2] = 1 } END {
 	for (f in n) if (n[f] > 2 || (n[f] == 2 && !(f in l))) print f }')" ""
