@@ -216,9 +216,11 @@ fire_due(struct job *j)
  * daemon may have died.  So that such a row does not forbid the job
  * for ever, this node's own rows count only while their process is
  * alive (a daemon killed and restarted leaves its jobs running, and
- * they still count), and on a cluster another node's rows count only
- * while that node heartbeats.  Marking such runs lost is the business
- * of failure detection.
+ * they still count).  Another node's rows count until failure
+ * detection marks them lost (node.c), node-timeout after that node fell
+ * silent: this node's list of live nodes is as old as its last
+ * heartbeat and does not yet know a node that started since, so it
+ * cannot tell a dead node from a new one.
  */
 static int
 overlapping(struct job *j, time_t fire)
@@ -226,8 +228,8 @@ overlapping(struct job *j, time_t fire)
 	struct store_run	*runs;
 	struct store_error	 se;
 	const struct store_run	*r;
-	size_t			 i, k, n;
-	int			 busy = 0, live;
+	size_t			 i, n;
+	int			 busy = 0, inflight;
 	char			 id[CRON_IDLEN + 1];
 
 	if (j->j_running > 0)
@@ -249,13 +251,26 @@ overlapping(struct job *j, time_t fire)
 				busy = 1;
 			continue;
 		}
-		live = D.d_nnodes == 0;
-		for (k = 0; k < D.d_nnodes && !live; k++)
-			if (strcmp(D.d_nodes[k], r->r_node) == 0)
-				live = 1;
-		busy = live;
+		busy = 1;
 	}
 	store_runs_free(runs, n);
+	/*
+	 * A node records a run only after it won the claim and forked, a
+	 * loop turn later (longer while it cannot write): meanwhile the
+	 * run shows as a claim of an earlier fire without a record.  Such
+	 * a claim counts for node-timeout; past that its node is dead or
+	 * cut off, and its runs would be lost anyway.  One node (SQLite)
+	 * knows its own runs in flight from j_running.
+	 */
+	if (!busy && D.d_mysql) {
+		if (store_job_inflight(D.d_st, id, fire, (time_t)
+		    ((D.d_conf.c_node_timeout_ms + 999) / 1000), &inflight,
+		    &se) == -1) {
+			store_failed("reading claims in flight", &se);
+			return (-1);
+		}
+		busy = inflight > 0;
+	}
 	return (busy);
 }
 

@@ -2345,6 +2345,38 @@ store_job_busy(struct store *st, const char *job, time_t fire, int *busy,
 	return (0);
 }
 
+static int
+inflight_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[3];
+
+	p[0] = SVI(a->t);
+	p[1] = SVI(a->fire);
+	p[2] = SVS(a->job);
+	a->fid = 0;
+	return (xexec(st, "list", S_JOB_INFLIGHT, 0, p, 3, cut_row, &a->fid,
+	    NULL, err));
+}
+
+int
+store_job_inflight(struct store *st, const char *job, time_t fire,
+    time_t window, int *n, struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	a.t = (int64_t)fire - (int64_t)window;
+	if (run_op(st, inflight_fn, &a, err) == -1)
+		return (-1);
+	*n = (int)a.fid;
+	return (0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Nodes. */
 

@@ -348,6 +348,16 @@ int	 store_runs_running(struct store *, const char *, struct store_run **,
 int	 store_job_busy(struct store *, const char *, time_t, int *,
 	    struct store_error *);
 /*
+ * store_job_inflight() sets *n to the number of the job's fires in
+ * [fire - window, fire) that some node claimed but for which no run,
+ * note or failure is recorded yet: a node records a run only after it
+ * won the claim and started the job, so for a moment (longer while it
+ * cannot write) a run in flight shows in the claims alone.  What a job
+ * that forbids overlap asks besides store_runs_running().
+ */
+int	 store_job_inflight(struct store *, const char *, time_t, time_t,
+	    int *, struct store_error *);
+/*
  * store_runs_latest() returns the newest record of every job that has
  * one (its last result, missed and skipped fires included), for the
  * jobs listing, in a new array the caller frees with store_runs_free().

@@ -65,6 +65,7 @@ enum stmt {
 	S_RUNS_RUNNING,		/* -> runcols */
 	S_RUNS_RUNNING_NODE,	/* node -> runcols */
 	S_JOB_BUSY,		/* job, fire -> count */
+	S_JOB_INFLIGHT,		/* from, fire, job -> count */
 	S_RUNS_LATEST,		/* -> runcols */
 	S_BEAT_READ,		/* node -> now, state */
 	S_BEAT,			/* name, now, now, clock-now, running, first */

@@ -88,6 +88,16 @@
 #define SQL_JOB_BUSY \
 	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire <> ? AND " \
 	"state = 0"
+/*
+ * Claims of a job's earlier fires, from `lo' on, whose run no node has
+ * recorded yet: started, or about to be, by a node that has not written
+ * its record (the record follows the claim by a loop turn, longer while
+ * that node cannot write).  Through claims' key, by fire first.
+ */
+#define SQL_JOB_INFLIGHT \
+	"SELECT COUNT(*) FROM claims c WHERE c.fire >= ? AND c.fire < ? " \
+	"AND c.job = ? AND NOT EXISTS (SELECT 1 FROM runs r WHERE " \
+	"r.job_id = c.job AND r.fire = c.fire)"
 #define SQL_BEAT_READ \
 	"SELECT " NOW ", (SELECT state FROM nodes WHERE name = ?)"
 #define SQL_BEAT_INSERT \

@@ -34,6 +34,7 @@ static void	 mkid(char *, size_t, const char *, int);
 static void	 test_open(void);
 static void	 test_jobs(struct store *);
 static void	 test_claims(struct store *, struct store *);
+static void	 test_inflight(struct store *, struct store *);
 static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
 static void	 test_trim_claims(struct store *);
@@ -263,6 +264,56 @@ test_claims(struct store *a, struct store *b)
 	    "claimed once resumed");
 	ok(store_claim(a, "unknown", 180, &won, &err) == 0 && won == 0,
 	    "an unknown job is not claimed");
+}
+
+/*
+ * A claim whose run is not recorded yet is a run in flight, for jobs
+ * that forbid overlap: the claim is committed a loop turn (or, while
+ * the claimant cannot write, longer) before the run's record.
+ */
+static void
+test_inflight(struct store *a, struct store *b)
+{
+	struct store_job	 j;
+	struct store_error	 err;
+	char			 id[40];
+	int64_t			 rid, now = clock_now_ms();
+	int			 won, n;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "f", 1);
+	j.j_id = id;
+	j.j_owner = "alice";
+	j.j_sched = "* * * * * *";
+	j.j_cmd = "sleep 5";
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register the job");
+	ok(store_job_inflight(b, id, 1001, 10, &n, &err) == 0 && n == 0,
+	    "nothing in flight before any claim");
+	ok(store_claim(a, id, 1000, &won, &err) == 0 && won == 1,
+	    "A claims 1000");
+	ok(store_job_inflight(b, id, 1001, 10, &n, &err) == 0 && n == 1,
+	    "claimed, not yet recorded: in flight");
+	ok(store_job_inflight(b, id, 1000, 10, &n, &err) == 0 && n == 0,
+	    "the fire itself does not count");
+	ok(store_job_inflight(b, id, 1011, 10, &n, &err) == 0 && n == 0,
+	    "nor a claim older than the window");
+	ok(store_run_start(a, id, 1000, 1, 4242, now, &rid, &err) == 0,
+	    "A records its run");
+	ok(store_job_inflight(b, id, 1001, 10, &n, &err) == 0 && n == 0,
+	    "recorded: the runs tell from now on");
+	ok(store_claim(b, id, 1001, &won, &err) == 0 && won == 1,
+	    "B claims 1001");
+	ok(store_fire_note(b, id, 1001, RUN_SKIPPED, now, &err) == 0,
+	    "and notes it skipped");
+	ok(store_claim(a, id, 1002, &won, &err) == 0 && won == 1,
+	    "A claims 1002");
+	ok(store_job_inflight(b, id, 1003, 10, &n, &err) == 0 && n == 1,
+	    "a noted fire is not in flight, the unrecorded one is");
+	ok(store_run_fail(a, id, 1002, 1, now, "no user", &err) == 0,
+	    "1002 could not start");
+	ok(store_job_inflight(b, id, 1003, 10, &n, &err) == 0 && n == 0,
+	    "a failed start is not in flight");
+	ok(store_run_end(a, rid, now + 1, 0, "", 0, &err) == 0, "end");
 }
 
 #define NB	300
@@ -1728,6 +1779,7 @@ main(void)
 	is_str(store_backend(a), is_mysql ? "mysql" : "sqlite", "backend");
 	test_jobs(a);
 	test_claims(a, b);
+	test_inflight(a, b);
 	test_batch(a, b);
 	test_runs(a, b);
 	test_nodes(a, b, c);
