@@ -80,6 +80,13 @@ static void	 recover_timer(struct mtimer *);
 static struct mtimer	 recover_t = { { 0, TIMER_IDLE }, recover_timer, NULL };
 
 /*
+ * When the claims now being acted on were decided, monotonic ms: a node
+ * stopped between its claims and its starts (SIGSTOP, swapped out) for
+ * longer than its lease starts none of them (fire_won()).
+ */
+static int64_t		 claimed_mono;
+
+/*
  * Cluster fires that came due in this turn of the loop.  They are
  * claimed together, one transaction for those due at the same instant,
  * so that a thousand jobs due at once cost the store one commit rather
@@ -338,6 +345,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 	}
 	fire_store_ok();
 	metrics_claims(won, !won);
+	claimed_mono = clock_mono();
 	fire_won(j, fire, won, catchup);
 }
 
@@ -480,6 +488,7 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 {
 	struct store_error	 se;
 	char			 when[32], id[CRON_IDLEN + 1];
+	int64_t			 stalled;
 	int			 busy;
 
 	fmt_utc(fire, when, sizeof(when));
@@ -490,6 +499,23 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 	}
 	log_info("(%s) CLAIMED (%s %s%s)", job_owner(j), D.d_conf.c_node, when,
 	    catchup ? ", catching up" : "");
+	/*
+	 * Past its lease the others may have taken this node for dead
+	 * (node.c): what it claimed before is not started on that old
+	 * claim but settled as a fire dropped while fenced, by the job's
+	 * misfire policy.  Catch-up runs come from the doubts being
+	 * settled and are left alone.
+	 */
+	stalled = clock_mono() - claimed_mono;
+	if (D.d_mysql && !catchup && stalled > D.d_conf.c_node_timeout_ms -
+	    D.d_conf.c_heartbeat_ms) {
+		log_info("(%s) FENCED (%s %s: claimed %.1f s ago, past the "
+		    "lease; not started)", job_owner(j), D.d_conf.c_node, when,
+		    (double)stalled / 1000);
+		D.d_recover = 1;
+		doubt_add(id, fire, 1);
+		return;
+	}
 	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
@@ -743,7 +769,7 @@ fire_flush(void)
 		nwon += won[i] == 1;
 	/* What was claimed; fires in doubt are neither. */
 	metrics_claims(nwon, nqueue - nwon - ndown);
-	t1 = clock_mono();
+	claimed_mono = t1 = clock_mono();
 	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", total,
 	    (long long)(t1 - t0));
 	for (i = 0; i < nqueue; i++) {

@@ -316,6 +316,8 @@ attempt_start(struct fire *f)
 	sr.sr_outmax = D.d_conf.c_output_max;
 	while (nstarting >= START_WINDOW)
 		start_wait();
+	/* Before the fork: a daemon stopped inside it started the job. */
+	f->f_start = clock_now_ms();
 	if (spawn_launch(&sr, &f->f_sj, &se) == -1) {
 		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
 		    se.se_msg);
@@ -324,7 +326,6 @@ attempt_start(struct fire *f)
 	}
 	f->f_state = FS_RUNNING;
 	f->f_exited = f->f_eof = f->f_killed = 0;
-	f->f_start = clock_now_ms();
 	f->f_runid = 0;
 	nstarting++;
 	D.d_nrunning++;
