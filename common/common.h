@@ -346,6 +346,7 @@ struct spawn_job {
 	char		*sj_path;	/* what was exec'd */
 	char		*sj_dir;	/* working directory */
 	char		*sj_user;	/* sr_pw's name, or NULL */
+	int		 sj_plain;	/* exec'd without the shell if it can */
 	struct outbuf	 sj_output;
 	int		 sj_reaped;
 	int		 sj_wstatus;
@@ -380,6 +381,15 @@ int	 spawn_kill(const struct spawn_job *, int);
 int	 spawn_run(struct spawn_job *, int64_t, struct spawn_status *);
 void	 spawn_free(struct spawn_job *);
 const char *spawn_stepname(int);
+/*
+ * spawn_plain() returns the words of cmd when /bin/sh would do nothing
+ * with it but split it at blanks and exec its first word (or second,
+ * after "exec"), a path: a NULL-terminated array in one allocation, to
+ * free().  NULL when the command needs the shell, or memory ran out.
+ * spawn_launch() execs such a command of a job whose SHELL is /bin/sh
+ * without the shell.
+ */
+char	**spawn_plain(const char *);
 /*
  * spawn_nofile_raise() raises this process's soft limit on open files
  * to its hard limit, and makes every child spawned from then on put the

@@ -57,17 +57,34 @@
  * answers).  So the parent asks the group database once, before its
  * first fork that changes user, and its children inherit the sources
  * loaded.
+ *
+ * Plain commands.  Most cron commands are one program and its
+ * arguments, "/usr/local/bin/backup --full", and for those /bin/sh
+ * only splits the words and execs the program in its own place (dash
+ * execs the last command of -c without forking); yet starting the shell
+ * costs the child about as much CPU as starting the program: half of a
+ * thousand-job burst.  So a command the shell would run that way, and
+ * only such a command (spawn_plain()), is exec'd directly, in the
+ * environment the shell would have passed on: the same variables, as
+ * the shell keeps only those whose names are valid, and PWD set as
+ * the shell sets it (exec_plain()).  Should that exec fail for any
+ * reason, the child execs the shell as usual, which then does what it
+ * always does: runs a file without "#!" as a script, or says "not
+ * found" and exits 127.  A table that sets SHELL to anything but
+ * /bin/sh always gets its shell.
  */
 
 #include <sys/types.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -91,7 +108,10 @@ struct spawn_report {
 };
 
 static void	child(const struct spawn_req *, const char *, char *const *,
-		    const char *, int, int, int) __attribute__((__noreturn__));
+		    char *const *, const char *, int, int, int)
+		    __attribute__((__noreturn__));
+static int	env_plain(char *const *);
+static void	exec_plain(char *const *, char *const *);
 static void	child_fail(int, int, int, int) __attribute__((__noreturn__));
 static int	moveup(int);
 static int	sig_default_raw(int);
@@ -211,7 +231,7 @@ moveup(int fd)
  */
 static void
 child(const struct spawn_req *req, const char *path, char *const *argv,
-    const char *dir, int in, int out, int st)
+    char *const *words, const char *dir, int in, int out, int st)
 {
 	static char *const	 noenv[] = { NULL };
 	struct sigaction	 sa;
@@ -284,8 +304,135 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (req->sr_title != NULL)
 		(void)prctl(PR_SET_NAME, req->sr_title, 0, 0, 0);
 
+	if (words != NULL)
+		exec_plain(words, req->sr_env != NULL ? req->sr_env : noenv);
 	execve(path, argv, req->sr_env != NULL ? req->sr_env : noenv);
 	child_fail(st, SPAWN_EXEC, 0, errno);
+}
+
+/*
+ * The characters of a plain command: none of them means anything to
+ * the shell in the middle of a word.  '=' does at the start of the
+ * first word (an assignment), and spawn_plain() checks that apart.
+ */
+static int
+plain_char(unsigned char c)
+{
+	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || strchr("/._-+,:=@%", c) != NULL);
+}
+
+char **
+spawn_plain(const char *cmd)
+{
+	char		**words, *p;
+	const char	*s;
+	size_t		 n = 0, len, i;
+	int		 inword = 0;
+
+	for (s = cmd; *s != '\0'; s++) {
+		if (*s == ' ' || *s == '\t')
+			inword = 0;
+		else if (!plain_char((unsigned char)*s))
+			return (NULL);
+		else if (!inword) {
+			inword = 1;
+			n++;
+		}
+	}
+	len = (size_t)(s - cmd);
+	if (n == 0 || n > (SIZE_MAX - len - 1) / sizeof(*words) - 1 ||
+	    (words = malloc((n + 1) * sizeof(*words) + len + 1)) == NULL)
+		return (NULL);
+	p = (char *)(words + n + 1);
+	memcpy(p, cmd, len + 1);
+	for (i = 0; *p != '\0'; ) {
+		if (*p == ' ' || *p == '\t') {
+			*p++ = '\0';
+			continue;
+		}
+		words[i++] = p;
+		while (*p != '\0' && *p != ' ' && *p != '\t')
+			p++;
+	}
+	words[i] = NULL;
+	/*
+	 * "exec prog args" is "prog args" here.  The program must be named
+	 * by a path: the shell looks a name without '/' up among its
+	 * built-ins, functions and PATH, and a first word with '=' may
+	 * be an assignment.
+	 */
+	if (strcmp(words[0], "exec") == 0)
+		memmove(words, words + 1, i-- * sizeof(*words));
+	if (i == 0 || strchr(words[0], '/') == NULL ||
+	    strchr(words[0], '=') != NULL) {
+		free(words);
+		return (NULL);
+	}
+	return (words);
+}
+
+/*
+ * An environment the shell passes on as it is, PWD aside: every string
+ * is NAME=value with a name the shell takes for a variable, and no
+ * name twice.
+ */
+static int
+env_plain(char *const *env)
+{
+	size_t	 i, j, n;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		n = strcspn(env[i], "=");
+		if (env[i][n] != '=' || n == 0 ||
+		    (env[i][0] >= '0' && env[i][0] <= '9'))
+			return (0);
+		for (j = 0; j < n; j++)
+			if (!plain_char((unsigned char)env[i][j]) ||
+			    strchr("/.-+,:=@%", env[i][j]) != NULL)
+				return (0);
+		for (j = 0; j < i; j++)
+			if (strncmp(env[j], env[i], n + 1) == 0)
+				return (0);
+	}
+	return (1);
+}
+
+/*
+ * In the child, in its working directory: exec a plain command with PWD
+ * as /bin/sh sets it -- the inherited value when it is an absolute
+ * name of this directory, else the directory's physical name.  Returns
+ * only when that failed; the caller execs the shell then.  The copy of
+ * the environment is made here, where the directory is known; malloc()
+ * is safe after fork() in a single-threaded parent.
+ */
+static void
+exec_plain(char *const *words, char *const *env)
+{
+	struct stat	 a, b;
+	const char	*pwd;
+	char		 cwd[PATH_MAX], **e;
+	size_t		 n, i, k = 0;
+
+	pwd = jobenv_get(env, "PWD");
+	if (pwd != NULL && pwd[0] == '/' && stat(pwd, &a) == 0 &&
+	    stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		execve(words[0], words, env);
+		return;
+	}
+	if (getcwd(cwd + 4, sizeof(cwd) - 4) == NULL)
+		return;
+	memcpy(cwd, "PWD=", 4);
+	n = jobenv_count(env);
+	if ((e = reallocarray(NULL, n + 2, sizeof(*e))) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (strncmp(env[i], "PWD=", 4) != 0)
+			e[k++] = env[i];
+	e[k++] = cwd;
+	e[k] = NULL;
+	execve(words[0], words, e);
+	free(e);
 }
 
 /*
@@ -460,7 +607,7 @@ spawn_launch(const struct spawn_req *req, struct spawn_job **jobp,
 	struct spawn_job	*job;
 	sigset_t		 all, old;
 	const char		*shell, *dir;
-	char			*sargv[4];
+	char			*sargv[4], **words = NULL;
 	char *const		*argv;
 	int			 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
 	int			 stp[2] = { -1, -1 };
@@ -486,6 +633,9 @@ spawn_launch(const struct spawn_req *req, struct spawn_job **jobp,
 		sargv[2] = (char *)req->sr_cmd;
 		sargv[3] = NULL;
 		argv = sargv;
+		if (strcmp(shell, SPAWN_SHELL) == 0 && env_plain(req->sr_env))
+			words = spawn_plain(req->sr_cmd);
+		job->sj_plain = words != NULL;
 	} else if (req->sr_argv != NULL && req->sr_argv[0] != NULL)
 		argv = req->sr_argv;
 	else {
@@ -538,10 +688,12 @@ spawn_launch(const struct spawn_req *req, struct spawn_job **jobp,
 	sigprocmask(SIG_SETMASK, &all, &old);
 	job->sj_pid = fork();
 	if (job->sj_pid == 0)
-		child(req, argv[0], argv, job->sj_dir, inp[0], outp[1],
-		    stp[1]);
+		child(req, argv[0], argv, words, job->sj_dir, inp[0],
+		    outp[1], stp[1]);
 	saved = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(words);
+	words = NULL;
 	if (job->sj_pid == -1) {
 		err_set(err, SPAWN_FORK, 0, saved, NULL);
 		errno = saved;
@@ -565,6 +717,7 @@ nomem:
 	err_set(err, SPAWN_NOMEM, 0, errno, NULL);
 fail:
 	saved = errno;
+	free(words);
 	if (inp[0] != -1)
 		close(inp[0]);
 	if (inp[1] != -1)

@@ -701,6 +701,150 @@ test_user(void)
 	    "no-op, becoming root fails with PRIVDROP_NOTROOT, in spawn too");
 }
 
+/* spawn_plain(cmd) as one string: words between <>, or "shell". */
+static void
+plain_is(const char *cmd, const char *want)
+{
+	char	**w, got[512];
+	size_t	 i;
+
+	got[0] = '\0';
+	if ((w = spawn_plain(cmd)) == NULL)
+		strlcpy(got, "shell", sizeof(got));
+	for (i = 0; w != NULL && w[i] != NULL; i++) {
+		strlcat(got, "<", sizeof(got));
+		strlcat(got, w[i], sizeof(got));
+		strlcat(got, ">", sizeof(got));
+	}
+	free(w);
+	is_str(got, want, "%s", cmd);
+}
+
+/* Run cmd in env; its output, or "" (the caller frees it). */
+static char *
+plain_run(const char *cmd, char **env, int *plain, int *code)
+{
+	struct spawn_req	 req = { 0 };
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	char			*o;
+
+	req.sr_cmd = cmd;
+	req.sr_env = env;
+	*plain = -1;
+	*code = -1;
+	if (run(&req, &job, &ss, &err) != 0)
+		return (xstrdup(""));
+	*plain = job->sj_plain;
+	*code = ss.ss_exited ? ss.ss_code : -1;
+	o = xstrdup(out(job));
+	spawn_free(job);
+	return (o);
+}
+
+/*
+ * The same job exec'd directly and through /bin/sh (its path in quotes,
+ * which the shell alone takes off) sees the same arguments,
+ * environment and directory.
+ */
+static void
+plain_same(const char *args, char **env, int plain, const char *what)
+{
+	char	 direct[512], quoted[512], *a, *b;
+	int	 pa, pb, ca, cb;
+
+	snprintf(direct, sizeof(direct), "%s %s", helper, args);
+	snprintf(quoted, sizeof(quoted), "'%s' %s", helper, args);
+	a = plain_run(direct, env, &pa, &ca);
+	b = plain_run(quoted, env, &pb, &cb);
+	is_int(pa, plain, "%s: %s", what, plain ? "no shell" : "the shell");
+	is_int(pb, 0, "%s: quoted, the shell", what);
+	ok(ca == 0 && cb == 0 && *a != '\0', "%s: both ran", what);
+	is_str(a, b, "%s: the job sees what it would under the shell", what);
+	free(a);
+	free(b);
+}
+
+static void
+test_plain(void)
+{
+	char	 real[300], link_[300], script[300], home[320], pwd[320];
+	char	 cmd[320], want[320], *o;
+	char	*env[8] = { (char *)"A=1", (char *)"B=two words",
+		    (char *)"SHELL=/bin/sh", home, NULL, NULL };
+	char	*bad[] = { (char *)"X-Y=1", (char *)"HOME=/", NULL };
+	char	*twice[] = { (char *)"A=1", (char *)"A=2", (char *)"HOME=/",
+		    NULL };
+	char	*bash[] = { (char *)"SHELL=/bin/bash", (char *)"HOME=/",
+		    NULL };
+	int	 plain, code, fd;
+	static const char *const shellish[] = { "$HOME", "*", "a;b", "'a'",
+		"\"a\"", "a\\ b", "a|b", "a&", ">x", "<x", "~", "#c", "`x`",
+		"(x)", "{a,b}", "[ab]", "a?", "!x", "a\nb", "^x", "\303\251" };
+	size_t	 i;
+
+	plain_is("/usr/bin/backup --full", "</usr/bin/backup><--full>");
+	plain_is("  exec\t./run.sh a=b x,y:z@h%+1  ",
+	    "<./run.sh><a=b><x,y:z@h%+1>");
+	plain_is("backup --full", "shell");
+	plain_is("exec backup", "shell");
+	plain_is("exec", "shell");
+	plain_is("", "shell");
+	plain_is(" \t ", "shell");
+	plain_is("A=/x /bin/true", "shell");
+	plain_is("/bin/a=b", "shell");
+	for (i = 0; i < sizeof(shellish) / sizeof(shellish[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "/bin/echo %s", shellish[i]);
+		plain_is(cmd, "shell");
+	}
+
+	/* HOME through a symbolic link: PWD is its physical name. */
+	snprintf(real, sizeof(real), "%s/real", tmpdir);
+	snprintf(link_, sizeof(link_), "%s/link", tmpdir);
+	snprintf(script, sizeof(script), "%s/noshebang", tmpdir);
+	if (mkdir(real, 0755) == -1 || symlink(real, link_) == -1)
+		exit(99);
+	snprintf(home, sizeof(home), "HOME=%s", link_);
+	plain_same("envsort", env, 1, "HOME a link, no PWD");
+	plain_same("cwd", env, 1, "HOME a link, directory");
+	snprintf(pwd, sizeof(pwd), "PWD=%s", link_);
+	env[4] = pwd;
+	plain_same("envsort", env, 1, "PWD naming the directory");
+	env[4] = (char *)"PWD=/";
+	plain_same("envsort", env, 1, "PWD naming another directory");
+	env[4] = NULL;
+	plain_same("args a  b=c\td,e x%y", env, 1, "arguments");
+	snprintf(cmd, sizeof(cmd), "%s args a  b=c\td,e x%%y", helper);
+	o = plain_run(cmd, env, &plain, &code);
+	snprintf(want, sizeof(want), "<%s><args><a><b=c><d,e><x%%y>\n", helper);
+	is_str(o, want, "arguments split at blanks only");
+	free(o);
+	plain_same("envsort", bad, 0, "a variable the shell drops");
+	plain_same("envsort", twice, 0, "a variable twice");
+	if (access("/bin/bash", X_OK) == 0)
+		plain_same("envsort", bash, 0, "SHELL other than /bin/sh");
+	else
+		ok(1, "SHELL other than /bin/sh # SKIP no /bin/bash");
+
+	/* What the direct exec cannot do, the shell does as ever. */
+	if ((fd = open(script, O_WRONLY | O_CREAT | O_EXCL, 0755)) == -1 ||
+	    write(fd, "echo script ran\n", 16) != 16 || close(fd) == -1)
+		exit(99);
+	o = plain_run(script, env, &plain, &code);
+	ok(plain == 1 && code == 0, "a script without #!: tried directly");
+	is_str(o, "script ran\n", "and run by the shell");
+	free(o);
+	o = plain_run("/nonexistent/command", env, &plain, &code);
+	ok(plain == 1 && code == 127, "a missing program: exit status 127");
+	ok(strstr(o, "/nonexistent/command: not found") != NULL,
+	    "the shell's message: %s", o);
+	free(o);
+	unlink(script);
+	unlink(link_);
+	rmdir(real);
+}
+
 int
 main(void)
 {
@@ -740,6 +884,7 @@ main(void)
 	test_child_state();
 	test_kill();
 	test_launch();
+	test_plain();
 	test_user();
 	return (tap_done());
 }

@@ -8,6 +8,7 @@
  * input, to show that the parent cannot deadlock.
  *
  *	spawnhelper fds | ids | session | signals | env | cwd
+ *	spawnhelper envsort | args ARG...
  *	spawnhelper flood BYTES
  *	spawnhelper exit CODE | raise SIGNAL
  */
@@ -30,6 +31,12 @@ static int
 cmpint(const void *a, const void *b)
 {
 	return (*(const int *)a - *(const int *)b);
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return (strcmp(*(char *const *)a, *(char *const *)b));
 }
 
 static int
@@ -121,6 +128,7 @@ main(int argc, char *argv[])
 {
 	char	 buf[PATH_MAX];
 	char	**e;
+	size_t	 n;
 
 	if (argc < 2)
 		return (2);
@@ -139,6 +147,20 @@ main(int argc, char *argv[])
 	if (strcmp(argv[1], "env") == 0) {
 		for (e = environ; *e != NULL; e++)
 			printf("%s\n", *e);
+		return (0);
+	}
+	if (strcmp(argv[1], "envsort") == 0) {
+		for (n = 0; environ[n] != NULL; n++)
+			;
+		qsort(environ, n, sizeof(*environ), cmpstr);
+		for (e = environ; *e != NULL; e++)
+			printf("%s\n", *e);
+		return (0);
+	}
+	if (strcmp(argv[1], "args") == 0) {
+		for (n = 0; n < (size_t)argc; n++)
+			printf("<%s>", argv[n]);
+		printf("\n");
 		return (0);
 	}
 	if (strcmp(argv[1], "cwd") == 0) {
