@@ -319,7 +319,8 @@ static int
 plain_char(unsigned char c)
 {
 	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || strchr("/._-+,:=@%", c) != NULL);
+	    (c >= '0' && c <= '9') ||
+	    (c != '\0' && strchr("/._-+,:=@%", c) != NULL));
 }
 
 char **
