@@ -375,8 +375,9 @@ spawn_plain(const char *cmd)
 
 /*
  * An environment the shell passes on as it is, PWD aside: every string
- * is NAME=value with a name the shell takes for a variable, and no
- * name twice.
+ * is NAME=value with a name the shell takes for a variable, no name
+ * twice, and none of the variables dash sets for itself at start
+ * whatever it inherited (IFS, OPTIND, PPID).
  */
 static int
 env_plain(char *const *env)
@@ -386,7 +387,10 @@ env_plain(char *const *env)
 	for (i = 0; env != NULL && env[i] != NULL; i++) {
 		n = strcspn(env[i], "=");
 		if (env[i][n] != '=' || n == 0 ||
-		    (env[i][0] >= '0' && env[i][0] <= '9'))
+		    (env[i][0] >= '0' && env[i][0] <= '9') ||
+		    strncmp(env[i], "IFS=", 4) == 0 ||
+		    strncmp(env[i], "OPTIND=", 7) == 0 ||
+		    strncmp(env[i], "PPID=", 5) == 0)
 			return (0);
 		for (j = 0; j < n; j++)
 			if (!plain_char((unsigned char)env[i][j]) ||

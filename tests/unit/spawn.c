@@ -776,6 +776,8 @@ test_plain(void)
 	char	*bad[] = { (char *)"X-Y=1", (char *)"HOME=/", NULL };
 	char	*twice[] = { (char *)"A=1", (char *)"A=2", (char *)"HOME=/",
 		    NULL };
+	char	*ppid[] = { (char *)"PPID=1", (char *)"OPTIND=7",
+		    (char *)"IFS=:", (char *)"HOME=/", NULL };
 	char	*bash[] = { (char *)"SHELL=/bin/bash", (char *)"HOME=/",
 		    NULL };
 	int	 plain, code, fd;
@@ -822,6 +824,7 @@ test_plain(void)
 	free(o);
 	plain_same("envsort", bad, 0, "a variable the shell drops");
 	plain_same("envsort", twice, 0, "a variable twice");
+	plain_same("envsort", ppid, 0, "variables the shell sets itself");
 	if (access("/bin/bash", X_OK) == 0)
 		plain_same("envsort", bash, 0, "SHELL other than /bin/sh");
 	else
