@@ -394,7 +394,7 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 	time_t			 fire = d->d_fire;
 	time_t			 late = (time_t)(D.d_now / 1000) - fire;
 	char			 when[32];
-	int			 won;
+	int			 won, rec;
 
 	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
 	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
@@ -403,6 +403,17 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 	}
 	metrics_claims(won, !won);
 	if (!won)
+		return (0);
+	/*
+	 * Ours, but recorded meanwhile: this node was taken for dead while
+	 * the fire was in doubt, and another marked the claim lost (and
+	 * may have run it again).
+	 */
+	if (store_fire_recorded(D.d_st, id, fire, &rec, &se) == -1) {
+		store_failed("settling a claim in doubt", &se);
+		return (-1);
+	}
+	if (rec > 0)
 		return (0);
 	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
 	    (d->d_dropped && last && o->o_misfire == MISFIRE_CATCHUP &&

@@ -29,11 +29,14 @@
  * renews and carries on.
  *
  * Runs of an earlier life.  A daemon killed with its jobs running
- * leaves their runs recorded as running.  At start the node looks at
- * its own: a run whose process is gone is marked lost (its end is
- * unknown); one still alive is looked at again at each heartbeat (on
- * SQLite only at start) until it is gone, and then marked lost.  It is
- * never started again: the fire was claimed in that earlier life.
+ * leaves their runs recorded as running, and one killed between a claim
+ * and the record of its start leaves the claim alone; such a claim of
+ * the last hour becomes a run with no process (store_claims_unrun()).
+ * At start the node looks at its own: a run whose process is gone is
+ * marked lost (its end is unknown); one still alive is looked at again
+ * at each heartbeat (on SQLite only at start) until it is gone, and then
+ * marked lost.  It is never started again: the fire was claimed in that
+ * earlier life, and may have started.
  *
  * Clock skew.  Each heartbeat measures the node's offset from the
  * store's clock: the middle of the round trip by the node's clock
@@ -79,6 +82,7 @@
  * is back: the store retries a lost connection at most this far apart.
  */
 #define RECONNECT_MAX	5000
+#define UNRUN_BACK	3600	/* s: claims of an earlier life looked at */
 /* Running jobs beyond twice the others' mean that make a node busier. */
 #define SPREAD_SLACK	2
 /*
@@ -544,6 +548,18 @@ orphans_find(struct store *st)
 
 	if (st == NULL)
 		return;
+	/*
+	 * Claims of an earlier life that no record follows (it died
+	 * between a claim and the record of the start) become runs, to be
+	 * marked lost here with the others.  This life has claimed
+	 * nothing yet.
+	 */
+	if (store_claims_unrun(st, (time_t)(D.d_now / 1000) - UNRUN_BACK,
+	    &n, &se) == -1)
+		store_failed("reading this node's claims", &se);
+	else if (n > 0)
+		log_info("(CRON) INFO (%zu claims of an earlier life of %s "
+		    "without a record)", n, D.d_conf.c_node);
 	if (store_runs_running(st, D.d_conf.c_node, &runs, &n, &se) == -1) {
 		store_failed("reading this node's runs", &se);
 		return;

@@ -2599,7 +2599,7 @@ lost_fn(struct store *st, void *arg, struct store_error *err)
 	struct lost_arg		*a = arg;
 	struct store_run	*r, *to;
 	struct meta_arg		 m;
-	struct sval		 p[3];
+	struct sval		 p[4];
 	int64_t			 changed;
 	size_t			 i;
 	unsigned char		*mark = NULL;
@@ -2633,8 +2633,14 @@ lost_fn(struct store *st, void *arg, struct store_error *err)
 		    &a->v, NULL, err) == -1)
 			goto out;
 	}
+	/* The claims dead nodes left without a record become runs. */
 	p[0] = SVS(st->s_node);
 	p[1] = SVI(a->timeout);
+	p[2] = SVI(UNRUN_WINDOW + (a->timeout > 0 ? a->timeout : 0));
+	p[3] = p[2];
+	if (xexec(st, "lost.unrun", S_UNRUN_DEAD, 0, p, 4, NULL, NULL, NULL,
+	    err) == -1)
+		goto out;
 	if (xexec(st, "lost", S_LOST_FIND, 0, p, 2, run_row, &a->cand, NULL,
 	    err) == -1)
 		goto out;
@@ -2707,6 +2713,64 @@ store_runs_mark_lost(struct store *st, int64_t timeout,
 		*lost = a.v.v_p;
 		*n = a.v.v_n;
 	}
+	return (0);
+}
+
+static int
+unrun_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[2];
+
+	p[0] = SVI(a->fire);
+	p[1] = SVS(st->s_node);
+	return (xexec(st, "unrun", S_UNRUN_MINE, 0, p, 2, NULL, NULL, &a->fid,
+	    err));
+}
+
+int
+store_claims_unrun(struct store *st, time_t from, size_t *n,
+    struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.fire = from;
+	if (run_op(st, unrun_fn, &a, err) == -1)
+		return (-1);
+	*n = (size_t)a.fid;
+	return (0);
+}
+
+static int
+recorded_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct run_arg	*a = arg;
+	struct sval	 p[2];
+
+	p[0] = SVS(a->job);
+	p[1] = SVI(a->fire);
+	a->fid = 0;
+	return (xexec(st, "list", S_FIRE_RECORDED, 0, p, 2, cut_row, &a->fid,
+	    NULL, err));
+}
+
+int
+store_fire_recorded(struct store *st, const char *job, time_t fire,
+    int *n, struct store_error *err)
+{
+	struct run_arg	 a;
+
+	err = err_init(err);
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.job = job;
+	a.fire = fire;
+	if (run_op(st, recorded_fn, &a, err) == -1)
+		return (-1);
+	*n = (int)a.fid;
 	return (0);
 }
 

@@ -422,6 +422,28 @@ void	 store_nodes_free(struct store_node *, size_t);
 int	 store_runs_mark_lost(struct store *, int64_t, struct store_run **,
 	    size_t *, struct store_error *);
 int	 store_run_lost(struct store *, int64_t, int *, struct store_error *);
+/*
+ * Claims without a record.  A node records a run only after its claim
+ * won and the job exec'd, so a node that dies in between leaves a claim
+ * and nothing else: the job may or may not have started.  Such a claim
+ * becomes attempt 1 recorded as running by the claimant, with pid 0 and
+ * its claim time as start, and is then marked lost like any run of that
+ * node: store_runs_mark_lost() does it first for the claims of the dead
+ * nodes (fires within the timeout and a minute of their last
+ * heartbeat); store_claims_unrun() does it for this node's own claims
+ * of fires from `from' on, which a daemon calls at its start, before it
+ * claims anything, and then finds them among its runs of an earlier
+ * life.  *n is the number of claims so turned into runs.  Should the
+ * claimant record the start after all, it finds that row and keeps it.
+ *
+ * store_fire_recorded() sets *n to the number of records (runs and
+ * notes) of a fire: what a node asks before it starts a fire it won
+ * long ago, which another node may have taken for lost meanwhile.
+ */
+int	 store_claims_unrun(struct store *, time_t, size_t *,
+	    struct store_error *);
+int	 store_fire_recorded(struct store *, const char *, time_t, int *,
+	    struct store_error *);
 
 /*
  * Leases: a named row held by one node until it expires (store clock),

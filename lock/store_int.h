@@ -65,12 +65,15 @@ enum stmt {
 	S_RUNS_RUNNING,		/* -> runcols */
 	S_RUNS_RUNNING_NODE,	/* node -> runcols */
 	S_JOB_BUSY,		/* job, fire -> count */
+	S_FIRE_RECORDED,	/* job, fire -> count */
 	S_JOB_INFLIGHT,		/* from, fire, job -> count */
 	S_RUNS_LATEST,		/* -> runcols */
 	S_BEAT_READ,		/* node -> now, state */
 	S_BEAT,			/* name, now, now, clock-now, running, first */
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
+	S_UNRUN_MINE,		/* from, node */
+	S_UNRUN_DEAD,		/* node, timeout, window, window */
 	S_LOST_FIND,		/* node, timeout -> runcols */
 	S_RUN_LOSE,		/* ended, node, id */
 	S_LOST_MINE,		/* id, node -> runcols (locking) */
@@ -192,6 +195,11 @@ struct store {
 
 /* At most this many such runs are remembered (the oldest go first). */
 #define LOSTIDS_MAX	4096
+/*
+ * How far, in ms beyond the timeout, from a dead node's last heartbeat
+ * the fires of its claims left without a record are looked for.
+ */
+#define UNRUN_WINDOW	60000
 
 /* store.c helpers for the backends. */
 void	 store_seterr(struct store_error *, enum store_class, int, int,

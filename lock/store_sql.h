@@ -85,6 +85,8 @@
 #define SQL_RUNS_LATEST \
 	SQL_RUNCOLS " WHERE id IN (SELECT MAX(id) FROM runs GROUP BY " \
 	"job_id) ORDER BY job_id"
+#define SQL_FIRE_RECORDED \
+	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire = ?"
 #define SQL_JOB_BUSY \
 	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire <> ? AND " \
 	"state = 0"
@@ -117,6 +119,31 @@
 #define SQL_RUN_LOSE \
 	"UPDATE runs SET state = 2, ended = ?, lost_by = ? WHERE id = ? AND " \
 	"state = 0"
+/*
+ * Claims won and followed by no record at all: the claimant died (or
+ * lost its records) between its claim and the record of the start.
+ * Each becomes attempt 1 recorded as running by the claimant, with no
+ * pid and its claim time as start, to be marked lost as a run of that
+ * node would be; a late record of the start by the claimant finds the
+ * row (the runs' key) and keeps it.  UNRUN_MINE: this node's own claims
+ * from a fire on (at its start, before it claims anything).  UNRUN_DEAD:
+ * the claims of the nodes other than this one silent for the timeout,
+ * with fires around their last heartbeat (the window, ms, either side).
+ */
+#define SQL_UNRUN_INSERT \
+	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
+	"started, state, exit_status, sig, output_len) SELECT c.job, " \
+	"c.fire, 1, c.node, 0, c.claimed_at, 0, -1, 0, 0 FROM claims c "
+#define SQL_UNRUN_NONE \
+	" AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = c.job AND " \
+	"r.fire = c.fire)"
+#define SQL_UNRUN_MINE \
+	SQL_UNRUN_INSERT "WHERE c.fire >= ? AND c.node = ?" SQL_UNRUN_NONE
+#define SQL_UNRUN_DEAD \
+	SQL_UNRUN_INSERT "JOIN nodes n ON n.name = c.node WHERE " \
+	"n.name <> ? AND n.beat < " NOW " - ? AND " \
+	"c.fire >= (n.beat - ?) / 1000 AND c.fire <= (n.beat + ?) / 1000" \
+	SQL_UNRUN_NONE
 /* A run an earlier, cut-off attempt may have marked: ours iff it names us. */
 #define SQL_LOST_MINE \
 	SQL_RUNCOLS " WHERE id = ? AND state = 2 AND lost_by = ?"

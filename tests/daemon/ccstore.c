@@ -24,6 +24,10 @@
  *		verbs')
  *	ccstore [-m file] url beat node
  *		record a heartbeat of that node
+ *	ccstore [-m file] url claim node id fire
+ *		claim a fire as that node and record nothing else, as a
+ *		node that dies before it records the start; exits 1 when
+ *		the claim was not won
  */
 
 #include <err.h>
@@ -42,7 +46,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: ccstore [-m file] url runs | outputs | "
 	    "jobs | put owner "
-	    "file | job id owner schedule [name] | beat node\n");
+	    "file | job id owner schedule [name] | beat node | "
+	    "claim node id fire\n");
 	exit(2);
 }
 
@@ -57,7 +62,7 @@ main(int argc, char **argv)
 	char			*vis;
 	struct store_job	 job;
 	int64_t			 now;
-	int			 draining;
+	int			 draining, won;
 	char			*text, *old;
 	size_t			 n, i, len;
 	int64_t			 version, nv;
@@ -78,7 +83,8 @@ main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	sc.sc_url = argv[0];
-	sc.sc_node = argc == 3 && strcmp(argv[1], "beat") == 0 ? argv[2] :
+	sc.sc_node = (argc == 3 && strcmp(argv[1], "beat") == 0) ||
+	    (argc == 5 && strcmp(argv[1], "claim") == 0) ? argv[2] :
 	    "ccstore";
 	if (store_open(&sc, &st, &se) == -1)
 		errx(1, "%s", se.se_msg);
@@ -141,6 +147,12 @@ main(int argc, char **argv)
 		if (store_heartbeat(st, clock_now_ms(), 0, &now, &draining,
 		    &se) == -1)
 			errx(1, "%s", se.se_msg);
+	} else if (strcmp(argv[1], "claim") == 0 && argc == 5) {
+		if (store_claim(st, argv[3], (time_t)strtoll(argv[4], NULL, 10),
+		    &won, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		if (!won)
+			errx(1, "claim of %s at %s not won", argv[3], argv[4]);
 	} else
 		usage();
 	store_close(st);

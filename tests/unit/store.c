@@ -42,6 +42,7 @@ static void	 test_node_runs(struct store *, struct store *);
 static void	 test_failed(struct store *, struct store *);
 static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *, struct store *);
+static void	 test_unrun(struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
 static void	 test_run_batches(struct store *, struct store *);
@@ -663,6 +664,7 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 	    err.se_class == STORE_CONFLICT, "draining an unknown node fails");
 
 	test_lost(a, b, c);
+	test_unrun(a);
 
 	ok(store_lease_take(a, "chore", 60000, &held, &err) == 0 && held,
 	    "A takes a lease");
@@ -821,6 +823,100 @@ test_lost(struct store *a, struct store *b, struct store *c)
 		if (!seen[i])
 			good = 0;
 	ok(good && !twice, "each of D's runs was handed to exactly one");
+}
+
+/*
+ * Claims that no record follows (the claimant died between its claim
+ * and the record of the start): a dead node's become runs that the
+ * node looking marks lost, with no pid, once; a node's own at its
+ * start; a late record of the start finds the row and keeps it lost.
+ */
+static void
+test_unrun(struct store *a)
+{
+	struct store_job	 j;
+	struct store_error	 err;
+	struct store_run	*r;
+	struct store		*e;
+	size_t			 n, i, k;
+	int64_t			 sms, id;
+	time_t			 f;
+	int			 won, dr, rec;
+	char			 id1[40], id2[40];
+
+	memset(&j, 0, sizeof(j));
+	mkid(id1, sizeof(id1), "u", 1);
+	mkid(id2, sizeof(id2), "u", 2);
+	j.j_owner = "alice";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	j.j_id = id1;
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register a job");
+	j.j_id = id2;
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "and another");
+	if ((e = open_node(url1, "nodeE", 0)) == NULL)
+		return;
+	ok(store_heartbeat(e, clock_now_ms(), 0, &sms, &dr, &err) == 0,
+	    "E beats");
+	f = (time_t)(sms / 1000) - 1;
+	ok(store_claim(e, id1, f, &won, &err) == 0 && won,
+	    "E claims a fire and records nothing");
+	ok(store_claim(e, id2, f, &won, &err) == 0 && won &&
+	    store_run_start(e, id2, f, 1, 42, sms, &id, &err) == 0,
+	    "E claims another and records its start");
+	ok(store_fire_recorded(a, id1, f, &rec, &err) == 0 && rec == 0,
+	    "the first fire has no record");
+	ok(store_fire_recorded(a, id2, f, &rec, &err) == 0 && rec == 1,
+	    "the second has one");
+	ok(store_runs_mark_lost(a, 3600000, &r, &n, &err) == 0 && n == 0,
+	    "nothing lost while E beats");
+	store_runs_free(r, n);
+	ok(store_runs_mark_lost(a, -3600000, &r, &n, &err) == 0,
+	    "E silent: A looks");
+	for (i = k = 0; i < n; i++)
+		if (strcmp(r[i].r_node, "nodeE") == 0 &&
+		    strcmp(r[i].r_job, id1) == 0 && r[i].r_fire == f &&
+		    r[i].r_attempt == 1 && r[i].r_pid == 0 &&
+		    r[i].r_state == RUN_LOST)
+			k++;
+	store_runs_free(r, n);
+	is_int(k, 1, "the claim without a record is handed to A as attempt "
+	    "1 lost, with no pid");
+	ok(store_fire_recorded(a, id1, f, &rec, &err) == 0 && rec == 1,
+	    "the fire has a record now");
+	ok(store_runs_mark_lost(a, -3600000, &r, &n, &err) == 0, "A looks "
+	    "again");
+	for (i = k = 0; i < n; i++)
+		if (strcmp(r[i].r_job, id1) == 0)
+			k++;
+	store_runs_free(r, n);
+	is_int(k, 0, "and is handed nothing of it twice");
+	ok(store_run_start(e, id1, f, 1, 77, sms, &id, &err) == 0 &&
+	    store_run_end(e, id, sms + 5, 0, "late", 4, &err) == 0,
+	    "E records the start and end after all");
+	ok(store_runs_list(a, id1, 0, &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_state == RUN_LOST && r[0].r_outlen == 4 &&
+	    strcmp(r[0].r_output, "late") == 0,
+	    "one row, still lost, with its end");
+	store_runs_free(r, n);
+	store_close(e);
+
+	/* A node's own claims, at its next start. */
+	if ((e = open_node(url1, "nodeF", 0)) == NULL)
+		return;
+	ok(store_claim(e, id1, f + 60, &won, &err) == 0 && won,
+	    "F claims and records nothing");
+	ok(store_claims_unrun(e, f + 61, &n, &err) == 0 && n == 0,
+	    "a claim before the bound is left alone");
+	ok(store_claims_unrun(e, f + 60, &n, &err) == 0 && n == 1,
+	    "F's next life finds the claim without a record");
+	ok(store_runs_running(e, "nodeF", &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_pid == 0 && r[0].r_fire == f + 60 && r[0].r_attempt == 1,
+	    "among its runs recorded running, with no pid");
+	store_runs_free(r, n);
+	ok(store_claims_unrun(e, f + 60, &n, &err) == 0 && n == 0,
+	    "once");
+	store_close(e);
 }
 
 static void
