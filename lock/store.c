@@ -2015,6 +2015,17 @@ starts_fn(struct store *st, void *arg, struct store_error *err)
 			return (-1);
 		}
 		a->ids[i] = f.fid;
+		/*
+		 * Or by another node, from our claim, when we were taken
+		 * for dead before we could record it: the start is known
+		 * now (store_claims_unrun()).
+		 */
+		p[0] = SVI(r->rs_pid);
+		p[1] = SVI(r->rs_start);
+		p[2] = SVI(f.fid);
+		if (xexec(st, "run_start.fill", S_RUN_FILL, 0, p, 3, NULL,
+		    NULL, NULL, err) == -1)
+			return (-1);
 	}
 	if (trx && xcommit(st, "run_start", err) == -1)
 		return (-1);

@@ -434,7 +434,8 @@ int	 store_run_lost(struct store *, int64_t, int *, struct store_error *);
  * of fires from `from' on, which a daemon calls at its start, before it
  * claims anything, and then finds them among its runs of an earlier
  * life.  *n is the number of claims so turned into runs.  Should the
- * claimant record the start after all, it finds that row and keeps it.
+ * claimant record the start after all, it finds that row, fills in its
+ * pid and start, and keeps its state.
  *
  * store_fire_recorded() sets *n to the number of records (runs and
  * notes) of a fire: what a node asks before it starts a fire it won

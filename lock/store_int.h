@@ -66,6 +66,7 @@ enum stmt {
 	S_RUNS_RUNNING_NODE,	/* node -> runcols */
 	S_JOB_BUSY,		/* job, fire -> count */
 	S_FIRE_RECORDED,	/* job, fire -> count */
+	S_RUN_FILL,		/* pid, started, id */
 	S_JOB_INFLIGHT,		/* from, fire, job -> count */
 	S_RUNS_LATEST,		/* -> runcols */
 	S_BEAT_READ,		/* node -> now, state */

@@ -59,6 +59,10 @@
 #define SQL_RUN_FIND \
 	"SELECT id, node FROM runs WHERE job_id = ? AND fire = ? AND " \
 	"attempt = ? AND node = ?"
+/* A claim's row (store_claims_unrun()) gets the start it lacked. */
+#define SQL_RUN_FILL \
+	"UPDATE runs SET pid = ?, started = ? WHERE id = ? AND pid = 0 " \
+	"AND state IN (0, 2)"
 /* An attempt that could not be started: state 5, RUN_FAILED. */
 #define SQL_RUN_FAIL \
 	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
@@ -129,6 +133,8 @@
  * from a fire on (at its start, before it claims anything).  UNRUN_DEAD:
  * the claims of the nodes other than this one silent for the timeout,
  * with fires around their last heartbeat (the window, ms, either side).
+ * A fire no later than the job's oldest record kept is left alone: its
+ * record may have been trimmed away (history-max-runs).
  */
 #define SQL_UNRUN_INSERT \
 	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
@@ -136,7 +142,8 @@
 	"c.fire, 1, c.node, 0, c.claimed_at, 0, -1, 0, 0 FROM claims c "
 #define SQL_UNRUN_NONE \
 	" AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = c.job AND " \
-	"r.fire = c.fire)"
+	"r.fire = c.fire) AND c.fire > COALESCE((SELECT MIN(r.fire) FROM " \
+	"runs r WHERE r.job_id = c.job), 0)"
 #define SQL_UNRUN_MINE \
 	SQL_UNRUN_INSERT "WHERE c.fire >= ? AND c.node = ?" SQL_UNRUN_NONE
 #define SQL_UNRUN_DEAD \

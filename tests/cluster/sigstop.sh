@@ -182,8 +182,15 @@ r=$(runs_sql)
 same "runs: no fire started twice" \
     "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
 same "runs: nothing left running" "$(echo "$r" | awk '$5 == "running"')" ""
-same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1' |
+# The fires the victim had claimed and never started are recorded as
+# its lost runs with no process (pid 0); the others are the files'.
+same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1 && $6 != 0' |
     grep -c .)" "$(($(count_lines "$O/every1") + $(count_lines "$O/burst")))"
+notes=$(($(grep -c '^note' "$T/gaps") + $(awk '/^note/ { n += $2 }
+    END { print n + 0 }' "$T/bgaps")))
+same "runs: each fire the victim claimed and never started is lost" \
+    "$(echo "$r" | awk -v v="$victim" '$3 >= 1 && $6 == 0 && $4 == v &&
+    $5 == "lost"' | grep -c .)" "$notes"
 
 echo "runtime: $(elapsed)"
 finish

@@ -896,8 +896,9 @@ test_unrun(struct store *a)
 	    "E records the start and end after all");
 	ok(store_runs_list(a, id1, 0, &r, &n, &err) == 0 && n == 1 &&
 	    r[0].r_state == RUN_LOST && r[0].r_outlen == 4 &&
-	    strcmp(r[0].r_output, "late") == 0,
-	    "one row, still lost, with its end");
+	    strcmp(r[0].r_output, "late") == 0 && r[0].r_pid == 77 &&
+	    r[0].r_start == sms,
+	    "one row, still lost, with its pid, start and end");
 	store_runs_free(r, n);
 	store_close(e);
 
@@ -916,6 +917,20 @@ test_unrun(struct store *a)
 	store_runs_free(r, n);
 	ok(store_claims_unrun(e, f + 60, &n, &err) == 0 && n == 0,
 	    "once");
+	/* A claim older than the job's oldest record kept is left alone. */
+	mkid(id2, sizeof(id2), "u", 3);
+	j.j_id = id2;
+	ok(store_jobs_register(a, &j, 1, &err) == 0 &&
+	    store_claim(e, id2, 1000, &won, &err) == 0 && won &&
+	    store_claim(e, id2, 2000, &won, &err) == 0 && won &&
+	    store_run_start(e, id2, 2000, 1, 5, sms, &id, &err) == 0 &&
+	    store_claim(e, id2, 3000, &won, &err) == 0 && won,
+	    "F claims three fires, records the second");
+	ok(store_claims_unrun(e, 0, &n, &err) == 0 && n == 1 &&
+	    store_fire_recorded(a, id2, 3000, &rec, &err) == 0 && rec == 1 &&
+	    store_fire_recorded(a, id2, 1000, &rec, &err) == 0 && rec == 0,
+	    "only the one after the oldest record becomes a run (the "
+	    "first's record may have been trimmed)");
 	store_close(e);
 }
 
