@@ -413,8 +413,13 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 		store_failed("settling a claim in doubt", &se);
 		return (-1);
 	}
-	if (rec > 0)
+	if (rec > 0) {
+		fmt_utc(fire, when, sizeof(when));
+		log_info("(%s) LOST (%s %s: taken for dead meanwhile, "
+		    "recorded by another node; not started)", job_owner(j),
+		    D.d_conf.c_node, when);
 		return (0);
+	}
 	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
 	    (d->d_dropped && last && o->o_misfire == MISFIRE_CATCHUP &&
 	    late <= (time_t)o->o_grace)) {

@@ -385,6 +385,7 @@ env_plain(char *const *env)
 	size_t	 i, j, n;
 
 	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		/* A name: letters, digits and '_', not a digit first. */
 		n = strcspn(env[i], "=");
 		if (env[i][n] != '=' || n == 0 ||
 		    (env[i][0] >= '0' && env[i][0] <= '9') ||
@@ -393,8 +394,10 @@ env_plain(char *const *env)
 		    strncmp(env[i], "PPID=", 5) == 0)
 			return (0);
 		for (j = 0; j < n; j++)
-			if (!plain_char((unsigned char)env[i][j]) ||
-			    strchr("/.-+,:=@%", env[i][j]) != NULL)
+			if (env[i][j] != '_' &&
+			    !(env[i][j] >= '0' && env[i][j] <= '9') &&
+			    !(env[i][j] >= 'a' && env[i][j] <= 'z') &&
+			    !(env[i][j] >= 'A' && env[i][j] <= 'Z'))
 				return (0);
 		for (j = 0; j < i; j++)
 			if (strncmp(env[j], env[i], n + 1) == 0)
