@@ -628,7 +628,8 @@ daemon_main(int argc, char **argv)
 /*
  * Tests only: CLUSTERCRON_TEST_FAULTS="point:nth:kind,..." arms the
  * store's fault hook (store.h) so that a test can cut the connection
- * at a named point of a running daemon.  kind is drop, retry or fail.
+ * at a named point of a running daemon, or stop it there.  kind is
+ * drop, retry, fail or stop.
  * Malformed items are refused, loudly, so that a test cannot pass by
  * arming nothing.
  */
@@ -661,9 +662,11 @@ test_faults(const char *spec)
 			f = STORE_FAULT_RETRY;
 		else if (strcmp(kind, "fail") == 0)
 			f = STORE_FAULT_FAIL;
+		else if (strcmp(kind, "stop") == 0)
+			f = STORE_FAULT_STOP;
 		else
 			errx(1, "CLUSTERCRON_TEST_FAULTS: kind %s: expected "
-			    "drop, retry or fail", kind);
+			    "drop, retry, fail or stop", kind);
 		store_fault_add(point, n, f);
 	}
 	free(copy);

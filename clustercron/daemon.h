@@ -233,6 +233,7 @@ struct fire {
 	char		**f_env;
 	time_t		 f_instant;
 	int		 f_cluster;	/* claimed in the store */
+	int64_t		 f_until;	/* mono ms: no start after; 0 none */
 	int		 f_mailer;	/* a mailer, not a job */
 	int		 f_attempt;	/* 1 for the first */
 	uint8_t		 f_nretry;
@@ -328,10 +329,21 @@ void	 fire_moved(const struct job *, size_t, struct job *const *);
  * been rerun yet, attempt + 1 starts here.  Strings are borrowed.
  */
 void	 fire_rerun(const char *, time_t, int);
+/*
+ * fire_late(id, owner, fire, attempt, late): run.c did not start
+ * attempt `attempt' of a claimed fire, as it got to its start `late'
+ * ms past the lease under which it was claimed.
+ */
+void	 fire_late(const char *, const char *, time_t, int, int64_t);
 
-/* run.c */
-int	 run_start(struct job *, time_t, int);
-int	 run_attempt(struct job *, time_t, int, int);
+/*
+ * run.c.  run_start(j, fire, cluster, until) starts attempt 1 of a fire
+ * (run_attempt(), another attempt); a claimed one only before the
+ * monotonic instant until (0: no bound), checked again by the child
+ * just before its execve() (spawn.h's sr_until), else fire_late().
+ */
+int	 run_start(struct job *, time_t, int, int64_t);
+int	 run_attempt(struct job *, time_t, int, int, int64_t);
 void	 run_pollfds(struct pollfd *, size_t *, size_t, struct fire **);
 void	 run_io(struct fire *, short);
 void	 run_reap(void);
@@ -359,6 +371,11 @@ struct job *job_find(const char *);
  */
 enum node_claim { NC_OK, NC_DRAINED, NC_FENCED };
 enum node_claim node_may_claim(void);
+/*
+ * node_lease_until() is when this node's lease ends, monotonic ms, as
+ * of its last renewal; 0 when it has none (SQLite).
+ */
+int64_t	 node_lease_until(void);
 
 /*
  * metrics.c: the Prometheus textfile, when metrics-file is set; every

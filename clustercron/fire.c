@@ -80,11 +80,14 @@ static void	 recover_timer(struct mtimer *);
 static struct mtimer	 recover_t = { { 0, TIMER_IDLE }, recover_timer, NULL };
 
 /*
- * When the claims now being acted on were decided, monotonic ms: a node
- * stopped between its claims and its starts (SIGSTOP, swapped out) for
- * longer than its lease starts none of them (fire_won()).
+ * The end of the lease under which the claims now being acted on were
+ * made, monotonic ms, taken before they were sent (0: no lease, on
+ * SQLite).  A node stopped anywhere from its claims to its jobs'
+ * execve() (SIGSTOP, swapped out) past it starts none of them: the
+ * others may have taken it for dead meanwhile and marked its claims
+ * lost (node.c), and a renewal once it wakes does not change that.
  */
-static int64_t		 claimed_mono;
+static int64_t		 claim_until;
 
 /*
  * Cluster fires that came due in this turn of the loop.  They are
@@ -304,7 +307,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 			    RUN_SKIPPED);
 			return;
 		}
-		run_start(j, fire, 0);
+		run_start(j, fire, 0, 0);
 		return;
 	}
 
@@ -338,6 +341,7 @@ fire_one(struct job *j, time_t fire, int catchup)
 			return;
 		}
 	}
+	claim_until = node_lease_until();
 	if (store_claim(D.d_st, job_id(j, id), fire, &won, &se) == -1) {
 		store_failed("claiming a fire", &se);
 		doubt_add(id, fire, 0);
@@ -345,7 +349,6 @@ fire_one(struct job *j, time_t fire, int catchup)
 	}
 	fire_store_ok();
 	metrics_claims(won, !won);
-	claimed_mono = clock_mono();
 	fire_won(j, fire, won, catchup);
 }
 
@@ -396,6 +399,7 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 	char			 when[32];
 	int			 won, rec;
 
+	claim_until = node_lease_until();
 	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
 	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
 		store_failed("settling a claim in doubt", &se);
@@ -504,7 +508,6 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 {
 	struct store_error	 se;
 	char			 when[32], id[CRON_IDLEN + 1];
-	int64_t			 stalled;
 	int			 busy;
 
 	fmt_utc(fire, when, sizeof(when));
@@ -515,23 +518,6 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 	}
 	log_info("(%s) CLAIMED (%s %s%s)", job_owner(j), D.d_conf.c_node, when,
 	    catchup ? ", catching up" : "");
-	/*
-	 * Past its lease the others may have taken this node for dead
-	 * (node.c): what it claimed before is not started on that old
-	 * claim but settled as a fire dropped while fenced, by the job's
-	 * misfire policy.  Catch-up runs come from the doubts being
-	 * settled and are left alone.
-	 */
-	stalled = clock_mono() - claimed_mono;
-	if (D.d_mysql && !catchup && stalled > D.d_conf.c_node_timeout_ms -
-	    D.d_conf.c_heartbeat_ms) {
-		log_info("(%s) FENCED (%s %s: claimed %.1f s ago, past the "
-		    "lease; not started)", job_owner(j), D.d_conf.c_node, when,
-		    (double)stalled / 1000);
-		D.d_recover = 1;
-		doubt_add(id, fire, 1);
-		return;
-	}
 	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
@@ -545,7 +531,34 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 			return;
 		}
 	}
-	run_start(j, fire, 1);
+	run_start(j, fire, 1, claim_until);
+}
+
+/*
+ * A claimed fire got to its start past the lease it was claimed under
+ * (run.c): the others may have taken this node for dead and marked the
+ * claim lost.  A first attempt is not started on that old claim but
+ * settled as a fire dropped while fenced: by then the doubt finds it
+ * recorded lost if it was, else the job's misfire policy decides.  A
+ * rerun is not tried again.
+ */
+void
+fire_late(const char *id, const char *owner, time_t fire, int attempt,
+    int64_t late)
+{
+	char	 when[32];
+
+	fmt_utc(fire, when, sizeof(when));
+	if (attempt > 1) {
+		log_warnx("(%s) LOST (%s %s attempt %d: not run again, %.1f s "
+		    "past the lease; not started)", owner, D.d_conf.c_node,
+		    when, attempt, (double)late / 1000);
+		return;
+	}
+	log_info("(%s) FENCED (%s %s: %.1f s past the lease of its claim; "
+	    "not started)", owner, D.d_conf.c_node, when, (double)late / 1000);
+	D.d_recover = 1;
+	doubt_add(id, fire, 1);
 }
 
 static int
@@ -731,6 +744,7 @@ fire_flush(void)
 		return;
 	}
 	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
+	claim_until = node_lease_until();
 	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
 	hex = xreallocarray(NULL, nqueue, sizeof(*hex));
 	won = xcalloc(nqueue, 1);
@@ -785,7 +799,7 @@ fire_flush(void)
 		nwon += won[i] == 1;
 	/* What was claimed; fires in doubt are neither. */
 	metrics_claims(nwon, nqueue - nwon - ndown);
-	claimed_mono = t1 = clock_mono();
+	t1 = clock_mono();
 	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", total,
 	    (long long)(t1 - t0));
 	for (i = 0; i < nqueue; i++) {
@@ -867,7 +881,7 @@ fire_rerun(const char *id, time_t fire, int attempt)
 	}
 	log_info("(%s) RERUN (%s %s attempt %d, attempt %d lost)",
 	    job_owner(j), D.d_conf.c_node, when, attempt + 1, attempt);
-	run_attempt(j, fire, 1, attempt + 1);
+	run_attempt(j, fire, 1, attempt + 1, node_lease_until());
 }
 
 /* A job goes away: take it off the queue of fires to claim. */

@@ -281,6 +281,22 @@ fence_due(int64_t now)
 	    D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms);
 }
 
+/*
+ * The end of this node's lease, monotonic ms, or 0 on SQLite, where a
+ * node has no lease.  A claim made now may be started up to then
+ * (fire.c); a renewal after the claim does not extend that.
+ */
+int64_t
+node_lease_until(void)
+{
+	if (!D.d_mysql)
+		return (0);
+	if (beat_sent == 0)
+		return (1);
+	return (beat_sent + D.d_conf.c_node_timeout_ms -
+	    D.d_conf.c_heartbeat_ms);
+}
+
 enum node_claim
 node_may_claim(void)
 {

@@ -236,9 +236,9 @@ run_failed(const char *id, time_t fire, int attempt, const char *why)
  * scope by each node.  Returns 0, or -1 when the job could not start.
  */
 int
-run_start(struct job *j, time_t fire, int cluster)
+run_start(struct job *j, time_t fire, int cluster, int64_t until)
 {
-	return (run_attempt(j, fire, cluster, 1));
+	return (run_attempt(j, fire, cluster, 1, until));
 }
 
 /*
@@ -246,7 +246,8 @@ run_start(struct job *j, time_t fire, int cluster)
  * starts at a later attempt (a rerun after a lost node, fire.c).
  */
 int
-run_attempt(struct job *j, time_t fire, int cluster, int attempt)
+run_attempt(struct job *j, time_t fire, int cluster, int attempt,
+    int64_t until)
 {
 	struct fire	*f;
 	struct passwd	*pw;
@@ -275,6 +276,7 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt)
 	f->f_instant = fire;
 	f->f_cluster = cluster;
 	f->f_attempt = attempt;
+	f->f_until = until;
 	f->f_nretry = job_opts(j)->o_nretry;
 	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
 	f->f_timeout = job_opts(j)->o_timeout;
@@ -294,6 +296,7 @@ attempt_start(struct fire *f)
 	struct spawn_err	 se;
 	struct passwd		*pw;
 	char			 title[128], num[16], why[300];
+	int64_t			 late;
 
 	if ((pw = owner_pw(f->f_owner)) == NULL) {
 		log_warnx("(%s) ERROR (no such user, job %s not run)",
@@ -316,6 +319,16 @@ attempt_start(struct fire *f)
 	sr.sr_outmax = D.d_conf.c_output_max;
 	while (nstarting >= START_WINDOW)
 		start_wait();
+	/*
+	 * A claimed fire starts within the lease it was claimed under;
+	 * the child looks once more just before its execve().
+	 */
+	sr.sr_until = f->f_until;
+	if (f->f_until != 0 && (late = clock_mono() - f->f_until) >= 0) {
+		fire_late(f->f_id, f->f_owner, f->f_instant, f->f_attempt,
+		    late);
+		return (-1);
+	}
 	/* Before the fork: a daemon stopped inside it started the job. */
 	f->f_start = clock_now_ms();
 	if (spawn_launch(&sr, &f->f_sj, &se) == -1) {
@@ -375,6 +388,9 @@ attempt_settle(struct fire *f)
 	if (f->f_mailer)
 		log_warnx("(%s) MAIL (sendmail did not start: %s)",
 		    f->f_owner, se.se_msg);
+	else if (se.se_step == SPAWN_LATE)
+		fire_late(f->f_id, f->f_owner, f->f_instant, f->f_attempt,
+		    clock_mono() - f->f_until);
 	else {
 		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
 		    se.se_msg);
@@ -962,6 +978,8 @@ fire_timer(struct mtimer *t)
 	struct fire	*f = t->mt_arg;
 
 	if (f->f_state == FS_WAIT_RETRY) {
+		/* The node's own retry, not a claim: no lease bounds it. */
+		f->f_until = 0;
 		f->f_attempt++;
 		if (attempt_start(f) == -1)
 			fire_free(f);

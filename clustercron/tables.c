@@ -1373,7 +1373,7 @@ jobs_reboot(void)
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
 			if (job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
-				run_start(j, (time_t)(D.d_now / 1000), 0);
+				run_start(j, (time_t)(D.d_now / 1000), 0, 0);
 		}
 	}
 }

@@ -312,7 +312,8 @@ enum spawn_step {
 	SPAWN_PRIVDROP,
 	SPAWN_CHDIR,
 	SPAWN_EXEC,
-	SPAWN_TIMEOUT
+	SPAWN_TIMEOUT,
+	SPAWN_LATE
 };
 
 struct spawn_req {
@@ -326,6 +327,12 @@ struct spawn_req {
 	const char		*sr_title;
 	size_t			 sr_outmax;
 	int			 sr_startms;
+	/*
+	 * Monotonic ms (clock_mono()); 0 for none.  The child execs only
+	 * before it: one that gets there later, its parent stopped or
+	 * starved on the way, fails at step SPAWN_LATE and runs nothing.
+	 */
+	int64_t			 sr_until;
 };
 
 struct spawn_err {

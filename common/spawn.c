@@ -151,6 +151,8 @@ spawn_stepname(int step)
 		return ("exec");
 	case SPAWN_TIMEOUT:
 		return ("start timeout");
+	case SPAWN_LATE:
+		return ("start deadline");
 	case SPAWN_NOMEM:
 		return ("memory");
 	}
@@ -304,6 +306,9 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (req->sr_title != NULL)
 		(void)prctl(PR_SET_NAME, req->sr_title, 0, 0, 0);
 
+	/* The last thing before execve(): too late runs nothing. */
+	if (req->sr_until != 0 && clock_mono() >= req->sr_until)
+		child_fail(st, SPAWN_LATE, 0, ETIME);
 	if (words != NULL)
 		exec_plain(words, req->sr_env != NULL ? req->sr_env : noenv);
 	execve(path, argv, req->sr_env != NULL ? req->sr_env : noenv);

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,9 @@ xexec(struct store *st, const char *point, enum stmt s, size_t n,
 		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
 		    "injected failure at %s", point);
 		return (-1);
+	case STORE_FAULT_STOP:
+		raise(SIGSTOP);
+		break;
 	case STORE_FAULT_NONE:
 		break;
 	}
@@ -334,7 +338,9 @@ xexec(struct store *st, const char *point, enum stmt s, size_t n,
 			mark_lost(st);
 		return (-1);
 	}
-	if (fault_at(point, "after") == STORE_FAULT_DROP) {
+	if ((f = fault_at(point, "after")) == STORE_FAULT_STOP)
+		raise(SIGSTOP);
+	if (f == STORE_FAULT_DROP) {
 		st->s_ops->o_sever(st);
 		mark_lost(st);
 		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
@@ -364,20 +370,25 @@ xbegin(struct store *st, struct store_error *err)
 static int
 xcommit(struct store *st, const char *point, struct store_error *err)
 {
-	char	 name[48];
+	char		 name[48];
+	enum store_fault f;
 
 	name[0] = '\0';
 	if (nfaults > 0)
 		snprintf(name, sizeof(name), "%s.commit", point);
-	if (fault_at(name, "before") == STORE_FAULT_DROP)
+	if ((f = fault_at(name, "before")) == STORE_FAULT_DROP)
 		st->s_ops->o_sever(st);
+	else if (f == STORE_FAULT_STOP)
+		raise(SIGSTOP);
 	if (st->s_ops->o_commit(st, err) == -1) {
 		if (err->se_kind == SE_LOST)
 			mark_lost(st);
 		return (-1);
 	}
 	st->s_in_trx = 0;
-	if (fault_at(name, "after") == STORE_FAULT_DROP) {
+	if ((f = fault_at(name, "after")) == STORE_FAULT_STOP)
+		raise(SIGSTOP);
+	if (f == STORE_FAULT_DROP) {
 		st->s_ops->o_sever(st);
 		mark_lost(st);
 		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,

@@ -500,7 +500,9 @@ void	 store_tables_free(struct store_table *, size_t);
  * connection there (for a point named *.after, once the statement has
  * been carried out, so its result is lost); STORE_FAULT_RETRY makes the
  * statement fail as a deadlock would; STORE_FAULT_FAIL as a fatal
- * error.  store_fault_set() replaces every armed fault (kind
+ * error; STORE_FAULT_STOP stops the process there (SIGSTOP to itself,
+ * a node that hangs) until something continues it, and then goes on
+ * as if nothing had happened.  store_fault_set() replaces every armed fault (kind
  * STORE_FAULT_NONE disarms all); store_fault_add() arms one more (up to
  * four), to hit a point reached only while recovering from another.
  * store_fault_points() lists the point names, NULL-ended.
@@ -510,7 +512,8 @@ enum store_fault {
 	STORE_FAULT_NONE = 0,
 	STORE_FAULT_DROP,
 	STORE_FAULT_RETRY,
-	STORE_FAULT_FAIL
+	STORE_FAULT_FAIL,
+	STORE_FAULT_STOP
 };
 void	 store_fault_set(const char *, unsigned int, enum store_fault);
 void	 store_fault_add(const char *, unsigned int, enum store_fault);

@@ -124,13 +124,13 @@ same "lost runs stay lost once their end is recorded" "$(echo "$lostruns" |
 # Nothing the woken node started was due before it woke (a second of
 # margin: a fire due as it woke may start at once, and rightly), not
 # even the fires it had claimed when it was stopped between its claims
-# and its starts: past its lease, fire.c settles them as misfires.
+# and its starts: past the lease of their claims, they are not started.
 late=$(runs_sql "WHERE node = '$victim' AND attempt >= 1 AND \
     started >= $cont_s * 1000 AND fire < $cont_s - 1")
 same "$victim, woken, started no fire from before" "$late" ""
 if [ "$pending" -gt 0 ]; then
 	contains "$victim did not start what it had claimed, by its log" \
-	    "$(cat "$T/$victim.log")" 'FENCED \(.*past the lease; not started'
+	    "$(cat "$T/$victim.log")" 'FENCED \(.*past the lease of its claim; not started'
 fi
 same "$victim ran nothing while stopped" "$(runs_sql "WHERE node = \
     '$victim' AND attempt >= 1 AND started > ($stop_s + 1) * 1000 AND \

@@ -848,6 +848,48 @@ test_plain(void)
 	rmdir(real);
 }
 
+/*
+ * A start deadline (sr_until): a child that reaches its execve() at or
+ * after it runs nothing and says so; one before it runs as usual.  The
+ * commands would leave a file behind had they run.
+ */
+static void
+test_until(void)
+{
+	char			*env[] = { (char *)"PATH=/usr/bin:/bin", NULL };
+	char			 mark[300], cmd[400];
+	const char		*how[] = { "plain", "shell" };
+	struct spawn_req	 req;
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 err;
+	struct stat		 sb;
+	int			 i;
+
+	snprintf(mark, sizeof(mark), "%s/until", tmpdir);
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), i == 0 ? "/usr/bin/touch %s" :
+		    "touch %s && true", mark);
+		memset(&req, 0, sizeof(req));
+		req.sr_cmd = cmd;
+		req.sr_env = env;
+		req.sr_until = clock_mono();
+		ok(spawn_start(&req, &job, &err) == -1, "%s command past its "
+		    "deadline: not started", how[i]);
+		is_int(err.se_step, SPAWN_LATE, "failed step is the deadline");
+		is_str(err.se_msg, "start deadline: Timer expired", "message");
+		ok(stat(mark, &sb) == -1 && errno == ENOENT, "it ran nothing");
+
+		req.sr_until = clock_mono() + BOUND;
+		ok(run(&req, &job, &ss, &err) == 0 && ss.ss_exited &&
+		    ss.ss_code == 0, "%s command before its deadline runs",
+		    how[i]);
+		spawn_free(job);
+		ok(stat(mark, &sb) == 0, "and did its work");
+		unlink(mark);
+	}
+}
+
 int
 main(void)
 {
@@ -888,6 +930,7 @@ main(void)
 	test_kill();
 	test_launch();
 	test_plain();
+	test_until();
 	test_user();
 	return (tap_done());
 }
