@@ -191,6 +191,7 @@ store_connect(struct mtimer *t)
 	sc.sc_node = D.d_conf.c_node;
 	sc.sc_output_max = D.d_conf.c_output_max;
 	sc.sc_busy_timeout = D.d_conf.c_busy_ms;
+	sc.sc_idle_trx_timeout = store_idle_trx();
 	if (store_open(&sc, &D.d_st, &se) == -1) {
 		if (!D.d_store_down)
 			log_warnx("(CRON) STORE DOWN (%s; running no cluster "
@@ -623,6 +624,20 @@ daemon_main(int argc, char **argv)
 	heap_free(&D.d_mono);
 	pidfile_remove(pfh);
 	return (0);
+}
+
+/*
+ * How long a transaction of this node's may sit idle before the server
+ * rolls it back and closes its connection: one heartbeat-interval.  A
+ * node stopped inside a transaction (SIGSTOP, swapped out) holds row
+ * locks the other nodes' claims wait for; this way they wait at most
+ * that long, well within their own lease, and do not stall with it.
+ * The daemon's own transactions are a few statements back to back.
+ */
+unsigned int
+store_idle_trx(void)
+{
+	return ((unsigned int)(D.d_conf.c_heartbeat_ms / 1000));
 }
 
 /*

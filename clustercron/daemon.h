@@ -296,6 +296,7 @@ int	 daemon_main(int, char **);
 void	 fmt_utc(time_t, char *, size_t);
 int	 store_usable(void);
 void	 store_failed(const char *, const struct store_error *);
+unsigned int store_idle_trx(void);
 
 /* tables.c */
 int	 tables_init(void);

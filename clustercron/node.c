@@ -159,6 +159,7 @@ beat_store_open(void)
 	sc.sc_mysql_file = D.d_conf.c_mysql_file;
 	sc.sc_mysql_group = D.d_conf.c_mysql_group;
 	sc.sc_node = D.d_conf.c_node;
+	sc.sc_idle_trx_timeout = store_idle_trx();
 	if (store_open(&sc, &D.d_hb, &se) == -1 && !beat_failed)
 		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
 }

@@ -810,6 +810,7 @@ store_open(const struct store_config *cf, struct store **out,
 	    cf->sc_connect_timeout : 5;
 	st->s_read_timeout = cf->sc_read_timeout != 0 ?
 	    cf->sc_read_timeout : 30;
+	st->s_idle_trx_timeout = cf->sc_idle_trx_timeout;
 	st->s_busy_timeout = cf->sc_busy_timeout != 0 ?
 	    cf->sc_busy_timeout : 5000;
 	st->s_output_max = cf->sc_output_max != 0 ? cf->sc_output_max : 4096;

@@ -95,6 +95,15 @@ struct store_config {
 	const char	*sc_node;		/* this node's name */
 	unsigned int	 sc_connect_timeout;	/* seconds, default 5 */
 	unsigned int	 sc_read_timeout;	/* seconds, default 30 */
+	/*
+	 * MariaDB: a transaction of this connection left idle this many
+	 * seconds is rolled back and the connection closed by the server
+	 * (idle_transaction_timeout), so that a process stopped inside
+	 * one does not hold its row locks for good; 0, the default,
+	 * leaves the server's setting.  Ignored where the server has no
+	 * such variable (MySQL).
+	 */
+	unsigned int	 sc_idle_trx_timeout;
 	unsigned int	 sc_busy_timeout;	/* SQLite, ms, default 5000 */
 	size_t		 sc_output_max;		/* bytes per run, 4096 */
 #define STORE_OUTPUT_LIMIT	(4 * 1024 * 1024)	/* at most */

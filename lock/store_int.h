@@ -177,6 +177,7 @@ struct store {
 	char		*s_node;
 	unsigned int	 s_connect_timeout;
 	unsigned int	 s_read_timeout;
+	unsigned int	 s_idle_trx_timeout;	/* seconds, 0 none */
 	unsigned int	 s_busy_timeout;
 	size_t		 s_output_max;
 	unsigned int	 s_retries;

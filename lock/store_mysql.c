@@ -52,6 +52,7 @@ static void	 my_sever(struct store *);
 static int	 my_exec(struct store *, enum stmt, size_t,
 		    const struct sval *, size_t, store_row_fn, void *,
 		    int64_t *, struct store_error *);
+static int	 my_idle_trx(struct store *, struct store_error *);
 static int	 my_exec_sql(struct store *, const char *,
 		    struct store_error *);
 static int	 my_begin(struct store *, struct store_error *);
@@ -401,11 +402,51 @@ my_connect(struct store *st, struct store_error *err)
 			my_disconnect(st);
 			return (-1);
 		}
-	if (my_galera(st, err) == -1) {
+	if (my_idle_trx(st, err) == -1 || my_galera(st, err) == -1) {
 		my_disconnect(st);
 		return (-1);
 	}
 	return (0);
+}
+
+/*
+ * The session's idle_transaction_timeout (MariaDB 10.3 and later), a
+ * prepared statement like every other; a server without the variable
+ * (MySQL: unknown system variable) keeps its locks until the connection
+ * dies, as before.
+ */
+static int
+my_idle_trx(struct store *st, struct store_error *err)
+{
+	static const char sql[] = "SET SESSION idle_transaction_timeout = ?";
+	struct mysql_be	*be = st->s_be;
+	MYSQL_STMT	*stmt;
+	MYSQL_BIND	 b;
+	unsigned long long v = st->s_idle_trx_timeout;
+	int		 rv = 0;
+
+	if (v == 0)
+		return (0);
+	if ((stmt = mysql_stmt_init(be->m)) == NULL) {
+		my_err(st, "idle_transaction_timeout", err);
+		return (-1);
+	}
+	memset(&b, 0, sizeof(b));
+	b.buffer_type = MYSQL_TYPE_LONGLONG;
+	b.buffer = &v;
+	b.is_unsigned = 1;
+	if (mysql_stmt_prepare(stmt, sql, sizeof(sql) - 1) != 0 ||
+	    mysql_stmt_bind_param(stmt, &b) != 0 ||
+	    mysql_stmt_execute(stmt) != 0) {
+		/* 1193: ER_UNKNOWN_SYSTEM_VARIABLE */
+		if (mysql_stmt_errno(stmt) != 1193) {
+			my_stmt_err(st, stmt, "idle_transaction_timeout",
+			    err);
+			rv = -1;
+		}
+	}
+	mysql_stmt_close(stmt);
+	return (rv);
 }
 
 /*
