@@ -246,11 +246,32 @@ overlapping(struct job *j, time_t fire)
 		return (1);
 	if (job_opts(j)->o_scope == SCOPE_NODE)
 		return (0);
+	job_id(j, id);
+	/*
+	 * A node records a run only after it won the claim and forked, a
+	 * loop turn later (longer while it cannot write): meanwhile the
+	 * run shows as a claim of an earlier fire without a record.  Such
+	 * a claim counts for node-timeout; past that its node is dead or
+	 * cut off, and its runs would be lost anyway.  One node (SQLite)
+	 * knows its own runs in flight from j_running.  The claims are
+	 * read first: a run recorded after this read is found running by
+	 * the next one (unless it has ended), while in the other order a
+	 * run recorded between the two reads would be in neither.
+	 */
+	if (D.d_mysql) {
+		if (store_job_inflight(D.d_st, id, fire, (time_t)
+		    ((D.d_conf.c_node_timeout_ms + 999) / 1000), &inflight,
+		    &se) == -1) {
+			store_failed("reading claims in flight", &se);
+			return (-1);
+		}
+		if (inflight > 0)
+			return (1);
+	}
 	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
 		store_failed("reading running jobs", &se);
 		return (-1);
 	}
-	job_id(j, id);
 	for (i = 0; i < n && !busy; i++) {
 		r = &runs[i];
 		if (strcmp(r->r_job, id) != 0 || r->r_fire == fire)
@@ -264,23 +285,6 @@ overlapping(struct job *j, time_t fire)
 		busy = 1;
 	}
 	store_runs_free(runs, n);
-	/*
-	 * A node records a run only after it won the claim and forked, a
-	 * loop turn later (longer while it cannot write): meanwhile the
-	 * run shows as a claim of an earlier fire without a record.  Such
-	 * a claim counts for node-timeout; past that its node is dead or
-	 * cut off, and its runs would be lost anyway.  One node (SQLite)
-	 * knows its own runs in flight from j_running.
-	 */
-	if (!busy && D.d_mysql) {
-		if (store_job_inflight(D.d_st, id, fire, (time_t)
-		    ((D.d_conf.c_node_timeout_ms + 999) / 1000), &inflight,
-		    &se) == -1) {
-			store_failed("reading claims in flight", &se);
-			return (-1);
-		}
-		busy = inflight > 0;
-	}
 	return (busy);
 }
 
