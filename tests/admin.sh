@@ -116,6 +116,12 @@ for r in d["running"]:
 ['dead', 'heartbeat', 'heartbeat_age_ms', 'heartbeat_ms', 'name', 'running', 'skew_ms', 'started', 'started_ms', 'state']
 active None True True True True None"
 
+# The jobs' last results and their history hold still from here: the
+# daemon stops (its runs end and are recorded), so that no run of these
+# every-second jobs is in flight as they are read, and starts again for
+# pause and resume.
+dmn_stop a
+
 # ---- jobs
 adm jobs
 same "jobs exits 0" "$rc" 0
@@ -246,6 +252,12 @@ same "pause one twin by prefix" "$out" "job 111111000000 (twin): paused"
 adm resume --job 111111
 same "resume it" "$out" "job 111111000000 (twin): resumed"
 
+p0=$(count_lines "$O/p")
+dmn_start a
+# The misfire pass notes the fires missed while it was down: the last
+# result is a run again once the job has run twice.
+wait_for 20 at_least $((p0 + 2)) "$O/p" || fail "the jobs do not run again"
+
 # ---- pause and resume a job: it stops running, another goes on.
 paused_is()
 {
@@ -258,7 +270,8 @@ same "pause exits 0" "$rc" 0
 same "pause says so" "$out" "job $(short "$P"): paused"
 paused_is yes || fail "jobs --json: not paused"
 adm jobs
-contains "jobs: paused" "$out" "^$(short "$P") .* yes +[0-9-]+ [0-9:]+ +a +exit 0 +echo p "
+# (Its last run may be one claimed just before the pause.)
+contains "jobs: paused" "$out" "^$(short "$P") .* yes +[0-9-]+ [0-9:]+ +a +(exit 0|running) +echo p "
 # A fire claimed just before the pause may still finish: let the other
 # job run three times, then count, then three more.
 n=$(count_lines "$O/tick")
