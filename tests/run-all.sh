@@ -139,6 +139,15 @@ set -- $(find build build-asan -name '*.trs' ! -path '*/_build/*' \
 passed=$1 fails=$2 skipped=$3
 [ -n "$failed_stages" ] && [ "$fails" -eq 0 ] && fails=1
 echo
+# The failing tests by name with their first failed checks, at the end,
+# which is what a CI page that keeps only the tail still shows.
+find build build-asan -name '*.trs' ! -path '*/_build/*' 2>/dev/null |
+    sort | while read -r f; do
+	grep -qE '^:test-result: (FAIL|ERROR|XPASS)' "$f" || continue
+	echo "failed: ${f%.trs}"
+	grep -E '^(FAIL:|not ok|XPASS)' "${f%.trs}.log" 2>/dev/null |
+	    head -n 3 | cut -c 1-200 | sed 's/^/    /'
+done
 [ -n "$failed_stages" ] && echo "failed stages:$failed_stages"
 echo "tests: $passed passed, $fails failed, $skipped skipped"
 [ -z "$failed_stages" ]
