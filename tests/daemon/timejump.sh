@@ -64,15 +64,18 @@ same "backward: no fire twice" "$(sort "$O/fires" | uniq -d)" ""
 same "backward: fires only go forward" "$(secs <"$O/fires" |
     awk 'NR > 1 && $1 <= prev { print "back at " $1 } { prev = $1 }')" ""
 
-# Forward 5 h: rescheduled from the new time, one catch-up at most.
+# Forward 5 h: rescheduled from the new time, one catch-up at most.  A
+# fire due before the jump (the daemon's clock 10 s ahead then) may
+# still be writing its line: not one of the skipped hours.
 n=$(count_lines "$O/fires")
+j0=$(date +%s)
 echo "+5h" >"$T/faketime"
 wait_for 10 in_log a 'TIME JUMP \(forward 1[0-9]{4} s\)' ||
     fail "big jump not noticed"
 wait_for 10 at_least $((n + 3)) "$O/fires" || fail "no fires after the big jump"
 same "big jump: no burst of skipped fires" \
-    "$(tail -n +"$((n + 1))" "$O/fires" | secs | awk -v now="$(date +%s)" \
-    '$1 < now + 5 * 3600 - 60 { print "old fire " $1 }')" ""
+    "$(tail -n +"$((n + 1))" "$O/fires" | secs | awk -v j0="$j0" \
+    '$1 > j0 + 12 && $1 < j0 + 5 * 3600 - 60 { print "old fire " $1 }')" ""
 dmn_stop a
 
 finish
