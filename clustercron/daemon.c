@@ -297,12 +297,12 @@ loop(void)
 {
 	struct pollfd	*pfd = NULL;
 	struct fire	**pfire = NULL;
-	struct timer	*t;
+	struct timer	*t, *t2;
 	struct mtimer	*mt;
 	struct timespec	 ts, *tsp;
 	sigset_t	 empty;
 	size_t		 n, cap = 0, i, k;
-	int64_t		 last_wall, last_mono, wait, w;
+	int64_t		 last_wall, last_mono, wait, m = 0, w = 0;
 	int		 tfd, r;
 	short		 ev;
 	uint64_t	 exp;
@@ -353,19 +353,18 @@ loop(void)
 		if (D.d_stopping && run_count() == 0)
 			break;
 
-		/* Sleep until the earliest of them. */
-		wait = -1;
+		/*
+		 * Sleep until the earliest of them; with none, until a
+		 * signal or a descriptor.  A timer the turn ran past
+		 * means no sleep at all, whatever its distance.
+		 */
 		if ((t = heap_top(&D.d_mono)) != NULL)
-			wait = t->t_when - D.d_mono_now;
-		if ((t = heap_top(&D.d_wall)) != NULL) {
-			w = t->t_when - clock_now_ms();
-			if (wait == -1 || w < wait)
-				wait = w;
-		}
-		if (wait < 0 && wait != -1)
-			wait = 0;
+			m = t->t_when - D.d_mono_now;
+		if ((t2 = heap_top(&D.d_wall)) != NULL)
+			w = t2->t_when - clock_now_ms();
 		tsp = NULL;
-		if (wait != -1) {
+		if (clock_sleep(t != NULL ? &m : NULL, t2 != NULL ? &w : NULL,
+		    &wait)) {
 			ts.tv_sec = wait / 1000;
 			ts.tv_nsec = (wait % 1000) * 1000000;
 			tsp = &ts;

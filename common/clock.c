@@ -57,3 +57,15 @@ clock_mono(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
+
+int
+clock_sleep(const int64_t *a, const int64_t *b, int64_t *ms)
+{
+	const int64_t	*first;
+
+	if (a == NULL && b == NULL)
+		return (0);
+	first = a == NULL || (b != NULL && *b < *a) ? b : a;
+	*ms = *first > 0 ? *first : 0;
+	return (1);
+}

@@ -56,6 +56,13 @@ int	 xasprintf(char **, const char *, ...)
 time_t	 clock_now(void);
 int64_t	 clock_now_ms(void);
 int64_t	 clock_mono(void);
+/*
+ * clock_sleep(a, b, &ms): how long to sleep for the earlier of two
+ * deadlines, each its distance from now in ms (negative: overdue) or
+ * NULL for none.  Returns 1 with *ms set (0 when one is overdue), or 0
+ * when there is neither: sleep until something else happens.
+ */
+int	 clock_sleep(const int64_t *, const int64_t *, int64_t *);
 
 /*
  * fileutil.c: file_read() reads a whole regular file of at most maxlen

@@ -55,6 +55,47 @@ model_min(const int64_t *when, const int *in, uint32_t *idp, int64_t *wp)
 	return (found);
 }
 
+/*
+ * clock_sleep(): the earlier of two optional deadlines.  A deadline
+ * overdue by any amount, 1 ms included, is no sleep at all, never "no
+ * deadline" (the daemon once slept for good on one 1 ms overdue).
+ */
+static void
+test_sleep(void)
+{
+	static const struct {
+		int		 has_a, has_b;
+		int64_t		 a, b;
+		int		 rv;
+		int64_t		 ms;
+	} c[] = {
+		{ 0, 0, 0, 0, 0, -1 },
+		{ 1, 0, 500, 0, 1, 500 },
+		{ 0, 1, 0, 700, 1, 700 },
+		{ 1, 1, 500, 700, 1, 500 },
+		{ 1, 1, 900, 700, 1, 700 },
+		{ 0, 1, 0, -1, 1, 0 },
+		{ 1, 0, -1, 0, 1, 0 },
+		{ 1, 1, 500, -1, 1, 0 },
+		{ 1, 1, -1, 500, 1, 0 },
+		{ 1, 1, -30000, -2, 1, 0 },
+		{ 1, 0, 0, 0, 1, 0 },
+	};
+	size_t		 i;
+	int64_t		 ms;
+	int		 rv;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ms = -1;
+		rv = clock_sleep(c[i].has_a ? &c[i].a : NULL,
+		    c[i].has_b ? &c[i].b : NULL, &ms);
+		ok(rv == c[i].rv && ms == c[i].ms, "clock_sleep(%s%lld, %s%lld)"
+		    " -> %d, %lld ms", c[i].has_a ? "" : "none ",
+		    (long long)c[i].a, c[i].has_b ? "" : "none ",
+		    (long long)c[i].b, rv, (long long)ms);
+	}
+}
+
 static void
 test_timerq(void)
 {
@@ -258,6 +299,7 @@ test_env(void)
 int
 main(void)
 {
+	test_sleep();
 	test_timerq();
 	test_outbuf();
 	test_status();
