@@ -448,19 +448,23 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
  * Settle every fire in doubt whose job still exists, one pass over the
  * jobs with the doubts sorted by identity.  Those of jobs that went
  * away are dropped.  Returns -1, keeping what is left, when the store
- * failed again.
+ * failed again.  The pass works on the doubts taken out of the list:
+ * settling one may add another (a catch-up that reaches its start past
+ * its lease, fire_late()), which is kept for the next pass.
  */
 static int
 doubts_settle(void)
 {
 	struct table	*tb;
-	struct doubt	 key, *d;
-	size_t		 k, i, j, lo, hi, last;
+	struct doubt	 key, *d, *set = doubts;
+	size_t		 k, i, lo, hi, last, nset = ndoubts;
 	int		 rv = 0;
 
-	if (ndoubts == 0)
+	if (nset == 0)
 		return (0);
-	qsort(doubts, ndoubts, sizeof(*doubts), doubt_cmp);
+	doubts = NULL;
+	ndoubts = doubtcap = 0;
+	qsort(set, nset, sizeof(*set), doubt_cmp);
 	RB_FOREACH(tb, tables, &D.d_tables) {
 		for (k = 0; k < tb->tb_njobs && rv == 0; k++) {
 			if (job_opts(&tb->tb_jobs[k])->o_scope != SCOPE_CLUSTER)
@@ -468,21 +472,21 @@ doubts_settle(void)
 			table_job_id(tb, k, key.d_id);
 			key.d_fire = 0;
 			/* The first doubt of this job, if any. */
-			for (lo = 0, hi = ndoubts; lo < hi; ) {
+			for (lo = 0, hi = nset; lo < hi; ) {
 				i = lo + (hi - lo) / 2;
-				if (doubt_cmp(&doubts[i], &key) < 0)
+				if (doubt_cmp(&set[i], &key) < 0)
 					lo = i + 1;
 				else
 					hi = i;
 			}
 			/* Its latest dropped fire, for the one catch-up. */
-			last = ndoubts;
-			for (i = lo; i < ndoubts &&
-			    strcmp(doubts[i].d_id, key.d_id) == 0; i++)
-				if (doubts[i].d_dropped && !doubts[i].d_done)
+			last = nset;
+			for (i = lo; i < nset &&
+			    strcmp(set[i].d_id, key.d_id) == 0; i++)
+				if (set[i].d_dropped && !set[i].d_done)
 					last = i;
-			for (i = lo; i < ndoubts && rv == 0; i++) {
-				d = &doubts[i];
+			for (i = lo; i < nset && rv == 0; i++) {
+				d = &set[i];
 				if (strcmp(d->d_id, key.d_id) != 0)
 					break;
 				if (d->d_done)
@@ -495,15 +499,13 @@ doubts_settle(void)
 			}
 		}
 	}
-	if (rv == 0) {
-		ndoubts = 0;
-		return (0);
-	}
-	for (i = j = 0; i < ndoubts; i++)
-		if (!doubts[i].d_done)
-			doubts[j++] = doubts[i];
-	ndoubts = j;
-	return (-1);
+	if (rv == -1)
+		for (i = 0; i < nset; i++)
+			if (!set[i].d_done)
+				doubt_add(set[i].d_id, set[i].d_fire,
+				    set[i].d_dropped);
+	free(set);
+	return (rv);
 }
 
 /* The claim of a fire was decided: run it if it is ours. */
