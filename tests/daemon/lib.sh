@@ -211,6 +211,9 @@ dmn_cluster()
 #				multiple of STEP in [FROM, TO] missing
 #	elapsed			seconds since the test began (its log
 #				ends with it)
+#	dmn_stopped NAME	the daemon is stopped (SIGSTOP, state T)
+#	last_claim NODE		the latest fire NODE claimed (0: none)
+#	claims_after NODE FIRE	NODE has claimed a fire after FIRE
 
 T0=$(date +%s)
 
@@ -299,6 +302,21 @@ gaps_in()
 			if (!(t in have))
 				print "missing", t
 	    }'
+}
+
+dmn_stopped()
+{
+	[ "$(ps -o state= -p "$(dmn_pid "$1")")" = T ]
+}
+
+last_claim()
+{
+	mdb_sql "SELECT COALESCE(MAX(fire), 0) FROM claims WHERE node = '$1'"
+}
+
+claims_after()
+{
+	[ "$(last_claim "$1")" -gt "$2" ]
 }
 
 elapsed()

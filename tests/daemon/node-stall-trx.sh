@@ -29,14 +29,9 @@ MAILTO=""
 EOF2
 done
 
-stopped()
-{
-	[ "$(ps -o state= -p "$(dmn_pid "$1")")" = T ]
-}
-
 dmn_start n2
 CLUSTERCRON_TEST_FAULTS=claim.note.after:3:stop dmn_start n1
-wait_for 30 stopped n1 || fail "n1 did not stop in its third claim"
+wait_for 30 dmn_stopped n1 || fail "n1 did not stop in its third claim"
 stop_s=$(date +%s)
 echo "n1 stopped in a claim ($(elapsed))"
 # Past node-timeout, and then some: n2 alone runs every fire.
@@ -47,13 +42,8 @@ wait_for 20 at_least $((n + 6)) "$O/every1" ||
 cont_s=$(date +%s)
 kill -CONT "$(dmn_pid n1)"
 echo "n1 continued ($(elapsed))"
-last=$(mdb_sql "SELECT COALESCE(MAX(fire), 0) FROM claims WHERE node = 'n1'")
-claims_again()
-{
-	[ "$(mdb_sql "SELECT MAX(fire) FROM claims WHERE node = 'n1'")" \
-	    -gt "$last" ]
-}
-wait_for 20 claims_again || fail "n1 claims nothing once continued"
+last=$(last_claim n1)
+wait_for 20 claims_after n1 "$last" || fail "n1 claims nothing once continued"
 n=$(count_lines "$O/every1")
 wait_for 20 at_least $((n + 2)) "$O/every1" || fail "no fires at the end"
 dmn_stop n1

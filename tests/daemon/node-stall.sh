@@ -27,14 +27,9 @@ MAILTO=""
 EOF
 done
 
-stopped()
-{
-	[ "$(ps -o state= -p "$(dmn_pid "$1")")" = T ]
-}
-
 CLUSTERCRON_TEST_FAULTS=claim.commit.after:4:stop dmn_start n1
-wait_for 30 stopped n1 || fail "n1 did not stop at its fourth claim"
-fire=$(mdb_sql "SELECT MAX(fire) FROM claims WHERE node = 'n1'")
+wait_for 30 dmn_stopped n1 || fail "n1 did not stop at its fourth claim"
+fire=$(last_claim n1)
 iso=$(date -u -d "@$fire" +%Y-%m-%dT%H:%M:%SZ)
 echo "n1 stopped as it claimed $iso ($(elapsed))"
 same "the claim is committed, its fire not started" \
@@ -57,13 +52,8 @@ wait_for 20 in_log n1 "FENCED \\(n1 $iso: [0-9]+\\.[0-9] s past the lease of its
 wait_for 20 in_log n1 "LOST \\(n1 $iso: taken for dead meanwhile" ||
     fail "n1 did not settle $iso as taken over"
 # It claims again once renewed.
-last=$(mdb_sql "SELECT MAX(fire) FROM claims WHERE node = 'n1'")
-claims_again()
-{
-	[ "$(mdb_sql "SELECT MAX(fire) FROM claims WHERE node = 'n1'")" \
-	    -gt "$last" ]
-}
-wait_for 20 claims_again || fail "n1 claims nothing once continued"
+last=$(last_claim n1)
+wait_for 20 claims_after n1 "$last" || fail "n1 claims nothing once continued"
 n=$(count_lines "$O/every1")
 wait_for 20 at_least $((n + 2)) "$O/every1" || fail "no fires at the end"
 dmn_stop n1
