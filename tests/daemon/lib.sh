@@ -33,6 +33,12 @@ dmn_cleanup()
 			kill -9 "$(cat "$T/$_n/pid")" 2>/dev/null
 		fi
 	done
+	# Throwaway users go once nothing of theirs runs (dmn_useradd).
+	for _u in ${DMN_USERS:-}; do
+		pkill -9 -u "$_u" 2>/dev/null
+		wait_for 10 sh -c "! pgrep -u $_u" || echo "$_u: still running"
+		userdel "$_u" >/dev/null 2>&1 || echo "userdel $_u failed"
+	done
 	if [ $_rc -ne 0 ] && [ $_rc -ne 77 ]; then
 		for _n in $DAEMONS; do
 			echo "---- $T/$_n.log"
@@ -84,6 +90,21 @@ dmn_setup()
 		echo "shutdown-grace = 20s"
 		cat
 	} >"$T/$1/clustercron.conf"
+}
+
+# dmn_useradd USER HOME: a throwaway user and group USER with HOME
+# (made, theirs); removed by dmn_cleanup after the daemons are killed
+# and every process of theirs is gone.  Skips (77) if it cannot.
+dmn_useradd()
+{
+	needs useradd
+	needs userdel
+	if ! useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1; then
+		echo "useradd $1 failed"
+		exit 77
+	fi
+	DMN_USERS="${DMN_USERS:-} $1"
+	mkdir -p "$2" && chown "$1:" "$2"
 }
 
 dmn_pid()

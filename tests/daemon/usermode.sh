@@ -16,21 +16,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	needs useradd
 	needs runuser
 	U=ccu$$
-	if ! useradd -M -d "$T/home/$U" -s /bin/sh -U "$U" >/dev/null 2>&1
-	then
-		echo "useradd failed"
-		exit 77
-	fi
-	user_cleanup()
-	{
-		_rc=$?
-		userdel "$U" >/dev/null 2>&1
-		dmn_cleanup
-		exit $_rc
-	}
-	trap user_cleanup EXIT
-	mkdir -p "$T/home/$U"
-	chown "$U:" "$T/home/$U"
+	dmn_useradd "$U" "$T/home/$U"
 	AS="runuser -u $U --"
 	H=$T/home/$U
 	OTHER=root

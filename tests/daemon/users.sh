@@ -19,20 +19,7 @@ needs userdel
 
 U=cct$$
 mkdir -p "$T/home"
-if ! useradd -M -d "$T/home/$U" -s /bin/sh -U "$U" >/dev/null 2>&1; then
-	echo "useradd failed"
-	exit 77
-fi
-user_cleanup()
-{
-	_rc=$?
-	userdel "$U" >/dev/null 2>&1
-	dmn_cleanup
-	exit $_rc
-}
-trap user_cleanup EXIT
-mkdir -p "$T/home/$U"
-chown "$U:" "$T/home/$U"
+dmn_useradd "$U" "$T/home/$U"
 uid=$(id -u "$U")
 
 dmn_setup a </dev/null
