@@ -72,6 +72,7 @@
 struct pending;
 
 static char	*cmd_escape(const char *);
+static char	*input_lines(const char *, size_t *);
 static struct passwd *owner_pw(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
@@ -144,6 +145,28 @@ cmd_escape(const char *cmd)
 		fatal("stravis");
 	if (strlen(s) > LOGCMD_MAX)
 		strlcpy(s + LOGCMD_MAX - 3, "...", 4);
+	return (s);
+}
+
+/*
+ * The standard input a job is given: the text after its '%' (the
+ * parser already turned the later ones into newlines), ended by a
+ * newline when it has none, as cron(8) writes it, so that the last line
+ * is a line to read(1) and its kin.  An empty input stays empty.  The
+ * job's identity comes from the text as parsed, not from this.
+ */
+static char *
+input_lines(const char *in, size_t *lenp)
+{
+	size_t	 len = strlen(in);
+	char	*s;
+
+	s = xmalloc(len + 2);
+	memcpy(s, in, len);
+	if (len > 0 && in[len - 1] != '\n')
+		s[len++] = '\n';
+	s[len] = '\0';
+	*lenp = len;
 	return (s);
 }
 
@@ -266,10 +289,8 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt,
 	f->f_owner = xstrdup(job_owner(j));
 	f->f_rawcmd = xstrdup(job_cmd(j));
 	f->f_cmd = cmd_escape(job_cmd(j));
-	if (job_input(j) != NULL) {
-		f->f_input = xstrdup(job_input(j));
-		f->f_inputlen = strlen(f->f_input);
-	}
+	if (job_input(j) != NULL)
+		f->f_input = input_lines(job_input(j), &f->f_inputlen);
 	fmt_utc(fire, when, sizeof(when));
 	snprintf(fireid, sizeof(fireid), "%s@%s", f->f_id, when);
 	f->f_env = env_build(j, pw, fireid, fire);
