@@ -46,10 +46,14 @@
 #include <limits.h>
 #include <malloc.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
+#define LIBBSD_OPENBSD_VIS
+#include <vis.h>
 
 #include "clustercron.h"
 #include "common.h"
@@ -1007,6 +1011,68 @@ job_id(const struct job *j, char buf[CRON_IDLEN + 1])
 	e.e_tz = job_sched(j)->js_zone;
 	cron_entry_id(&e, job_owner(j), buf);
 	return (buf);
+}
+
+/* The command as logged: escaped, and cut at LOGCMD_MAX. */
+char *
+cmd_escape(const char *cmd)
+{
+	char	*s;
+
+	if (stravis(&s, cmd, VIS_CSTYLE | VIS_TAB | VIS_NL) == -1)
+		fatal("stravis");
+	if (strlen(s) > LOGCMD_MAX)
+		strlcpy(s + LOGCMD_MAX - 3, "...", 4);
+	return (s);
+}
+
+const char *
+job_label(const struct job *j, char *buf, size_t len)
+{
+	char	 id[CRON_IDLEN + 1], *cmd;
+
+	cmd = cmd_escape(job_cmd(j));
+	snprintf(buf, len, "%s: %s", job_opts(j)->o_name != NULL ?
+	    job_opts(j)->o_name : job_id(j, id), cmd);
+	free(cmd);
+	return (buf);
+}
+
+/*
+ * Every line about a fire has one shape, so that one grep finds all
+ * that happened to a job: the owner, the event, then in parentheses
+ * the node, the fire's instant in UTC, what happened when there is more
+ * to say (never holding a ';'), and last the job, whose command may
+ * hold anything.
+ */
+void
+fire_log(int pri, const char *owner, const char *event, const char *node,
+    time_t fire, const char *label, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 when[32], detail[512];
+
+	fmt_utc(fire, when, sizeof(when));
+	detail[0] = '\0';
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	switch (pri) {
+	case LOG_ERR:
+		log_warnx("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	case LOG_DEBUG:
+		log_debug("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	default:
+		log_info("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	}
 }
 
 static void
