@@ -100,6 +100,7 @@ static void	 scan_source(enum src, int);
 static void	 scan_dir(enum tb_kind, const char *, int);
 static void	 scan_file(enum tb_kind, const char *, const char *, int);
 static void	 table_drop(struct table *);
+static size_t	 users_unknown(const struct table *, const struct crontab *);
 static void	 table_load(struct table *, const char *, size_t);
 static void	 table_jobs(struct table *, struct crontab *);
 static const struct cron_tz *zone_get(const char *);
@@ -845,9 +846,42 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force)
 }
 
 /*
+ * The entries of a system table whose user field names no user of this
+ * machine, each logged with its file and line.  Debian's cron refuses
+ * such a table as a whole when it reads it ("bad username"), the other
+ * users' entries with it, and does not look again until the file
+ * changes, even once the user exists; so does the daemon (SIGHUP also
+ * reads every table again).  A daemon that is not root takes only its
+ * own user's entries, and asks about no one else.
+ */
+static size_t
+users_unknown(const struct table *tb, const struct crontab *ct)
+{
+	const char	*user, *known = NULL;
+	size_t		 i, n = 0;
+
+	if ((tb->tb_kind != TB_SYSTEM && tb->tb_kind != TB_CROND) ||
+	    !D.d_root)
+		return (0);
+	for (i = 0; i < ct->ct_nent; i++) {
+		if ((user = ct->ct_ent[i].e_user) == NULL ||
+		    (known != NULL && strcmp(user, known) == 0))
+			continue;
+		if (getpwnam(user) != NULL) {
+			known = user;
+			continue;
+		}
+		log_warnx("(CRON) ERROR (%s:%zu: bad username %s: no such "
+		    "user)", tb->tb_name, ct->ct_ent[i].e_line, user);
+		n++;
+	}
+	return (n);
+}
+
+/*
  * Parse the text and merge the new entries with the table's jobs.  A
- * NULL text (an unreadable or refused file) or a table with errors
- * leaves the table without jobs.
+ * NULL text (an unreadable or refused file), a table with errors or one
+ * that names an unknown user leaves the table without jobs.
  */
 static void
 table_load(struct table *tb, const char *text, size_t len)
@@ -874,6 +908,12 @@ table_load(struct table *tb, const char *text, size_t len)
 		if (r == 1) {
 			log_warnx("(%s) ERROR (%s: %zu errors, table ignored)",
 			    who, tb->tb_name, ct->ct_nerr);
+			crontab_free(ct);
+			ct = NULL;
+		} else if (users_unknown(tb, ct) > 0) {
+			log_warnx("(%s) ERROR (%s: table ignored until it "
+			    "changes, as it names an unknown user)", who,
+			    tb->tb_name);
 			crontab_free(ct);
 			ct = NULL;
 		} else {
