@@ -519,22 +519,28 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
 	int			 busy;
 
 	job_id(j, id);
-	job_label(j, label, sizeof(label));
+	label[0] = '\0';
+	/* Not made for a line that is not logged: this is every fire. */
+	if (D.d_debug || (won && D.d_loglevel & LL_FIRES))
+		job_label(j, label, sizeof(label));
 	if (!won) {
-		fire_log(LOG_DEBUG, job_owner(j), "NOT CLAIMED",
-		    D.d_conf.c_node, fire, label, "another node won");
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, job_owner(j), "NOT CLAIMED",
+			    D.d_conf.c_node, fire, label, "another node won");
 		return;
 	}
 	/* Beyond cron's lines: at debug level unless -L says LL_FIRES. */
-	fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG, job_owner(j),
-	    "CLAIMED", D.d_conf.c_node, fire, label, catchup ?
-	    "catching up" : NULL);
+	if (D.d_debug || D.d_loglevel & LL_FIRES)
+		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
+		    job_owner(j), "CLAIMED", D.d_conf.c_node, fire, label,
+		    catchup ? "catching up" : NULL);
 	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
 		if (busy) {
 			fire_log(LOG_INFO, job_owner(j), "SKIPPED",
-			    D.d_conf.c_node, fire, label, "still running");
+			    D.d_conf.c_node, fire, job_label(j, label,
+			    sizeof(label)), "still running");
 			metrics_fire_noted(id, job_owner(j), RUN_SKIPPED);
 			if (store_fire_note(D.d_st, id, fire,
 			    RUN_SKIPPED, D.d_now, &se) == -1)

@@ -262,11 +262,10 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt,
 	char		 when[32], fireid[CRON_IDLEN + 40], why[300];
 	char		 label[JOB_LABELLEN];
 
-	job_label(j, label, sizeof(label));
 	if ((pw = owner_pw(job_owner(j))) == NULL) {
 		snprintf(why, sizeof(why), "no such user %s", job_owner(j));
 		fire_log(LOG_ERR, job_owner(j), "CMD FAILED", D.d_conf.c_node,
-		    fire, label, "%s", why);
+		    fire, job_label(j, label, sizeof(label)), "%s", why);
 		run_failed(job_id(j, fireid), fire, attempt, why);
 		return (-1);
 	}
@@ -276,7 +275,9 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt,
 	f->f_owner = xstrdup(job_owner(j));
 	f->f_rawcmd = xstrdup(job_cmd(j));
 	f->f_cmd = cmd_escape(job_cmd(j));
-	f->f_label = xstrdup(label);
+	/* job_label(), from what is made already: this is every start. */
+	xasprintf(&f->f_label, "%s: %s", job_opts(j)->o_name != NULL ?
+	    job_opts(j)->o_name : f->f_id, f->f_cmd);
 	if (job_input(j) != NULL)
 		f->f_input = input_lines(job_input(j), &f->f_inputlen);
 	fmt_utc(fire, when, sizeof(when));
