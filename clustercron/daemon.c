@@ -85,7 +85,7 @@ static void	 test_faults(const char *);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-df] [-c file] [-n node]\n",
+	fprintf(stderr, "usage: %s [-dfn] [-c file] [-L level]\n",
 	    getprogname());
 	exit(1);
 }
@@ -470,7 +470,7 @@ daemon_main(int argc, char **argv)
 	struct sigaction	 sa;
 	sigset_t		 mask;
 	pid_t			 other;
-	const char		*conffile = PATH_CONF, *node = NULL;
+	const char		*conffile = PATH_CONF, *node = NULL, *errstr;
 	int			 ch, explicit = 0;
 	char			 errbuf[256];
 
@@ -480,8 +480,9 @@ daemon_main(int argc, char **argv)
 	D.d_ino = -1;
 	RB_INIT(&D.d_tables);
 	LIST_INIT(&D.d_fires);
+	D.d_loglevel = LL_START;
 
-	while ((ch = getopt(argc, argv, "c:dfn:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:dfL:n")) != -1) {
 		switch (ch) {
 		case 'c':
 			conffile = optarg;
@@ -493,8 +494,15 @@ daemon_main(int argc, char **argv)
 		case 'f':
 			D.d_foreground = 1;
 			break;
+		case 'L':
+			D.d_loglevel = (int)strtonum(optarg, 0, LL_ALL, &errstr);
+			if (errstr != NULL)
+				errx(1, "-L %s: %s (a sum of 1 start, 2 end, "
+				    "4 failure, 8 pid, 16 claims)", optarg,
+				    errstr);
+			break;
 		case 'n':
-			node = optarg;
+			D.d_fqdn = 1;
 			break;
 		default:
 			usage();

@@ -227,6 +227,7 @@ struct fire {
 	char		 f_id[CRON_IDLEN + 1];
 	char		*f_owner;
 	char		*f_cmd;		/* as logged, escaped */
+	char		*f_label;	/* job_label(): "job: command" */
 	char		*f_rawcmd;
 	char		*f_input;
 	size_t		 f_inputlen;
@@ -258,6 +259,8 @@ struct daemon {
 	struct dconf	 d_conf;
 	int		 d_foreground;
 	int		 d_debug;
+	int		 d_loglevel;	/* -L: LL_* bits */
+	int		 d_fqdn;	/* -n: the full host name in mail */
 	int		 d_root;	/* running as root */
 	uid_t		 d_uid;
 	char		*d_user;	/* the user, when not root */
@@ -291,6 +294,20 @@ struct daemon {
 
 extern struct daemon	 D;
 
+/*
+ * What the daemon logs about jobs, Debian's cron -L LEVEL: the sum of
+ * these bits (errors, and fires that did not run as scheduled, are
+ * logged whatever the level).  LL_FIRES is ours: the per-fire lines of
+ * the cluster (CLAIMED), otherwise debug lines.  The default is
+ * LL_START, as cron's.
+ */
+#define LL_START	0x01	/* CMD: a job started */
+#define LL_END		0x02	/* END: a job ended */
+#define LL_FAILED	0x04	/* FAILED, and "(failed)" in the subject */
+#define LL_PID		0x08	/* the pid in CMD and END */
+#define LL_FIRES	0x10	/* CLAIMED */
+#define LL_ALL		0x1f
+
 /* daemon.c */
 int	 daemon_main(int, char **);
 void	 fmt_utc(time_t, char *, size_t);
@@ -309,6 +326,22 @@ void	 jobs_reschedule_all(void);
 void	 jobs_reboot(void);
 void	 tables_check_store(void);
 const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
+/*
+ * How the log names a job, the end of every line about a fire:
+ * job_label() writes "NAME: COMMAND" (its CLUSTERCRON_NAME, or else its
+ * identity, then its command as cmd_escape() gives it) into buf, which
+ * it returns.  cmd_escape() returns a command escaped for the log and
+ * cut at LOGCMD_MAX, allocated.  fire_log() logs "(OWNER) EVENT (NODE
+ * INSTANT[ DETAIL;] LABEL)", DETAIL made from fmt (NULL: none), at
+ * priority pri (LOG_ERR, LOG_INFO or LOG_DEBUG).  Strings are borrowed.
+ */
+#define LOGCMD_MAX	256
+#define JOB_LABELLEN	(64 + 2 + LOGCMD_MAX + 1)
+const char *job_label(const struct job *, char *, size_t);
+char	*cmd_escape(const char *);
+void	 fire_log(int, const char *, const char *, const char *, time_t,
+	    const char *, const char *, ...)
+	    __attribute__((__format__ (printf, 7, 8)));
 const char *table_job_id(const struct table *, size_t,
 	    char [CRON_IDLEN + 1]);
 void	 tables_ids_drop(void);
@@ -331,11 +364,12 @@ void	 fire_moved(const struct job *, size_t, struct job *const *);
  */
 void	 fire_rerun(const char *, time_t, int);
 /*
- * fire_late(id, owner, fire, attempt, late): run.c did not start
+ * fire_late(id, owner, label, fire, attempt, late): run.c did not start
  * attempt `attempt' of a claimed fire, as it got to its start `late'
  * ms past the lease under which it was claimed.
  */
-void	 fire_late(const char *, const char *, time_t, int, int64_t);
+void	 fire_late(const char *, const char *, const char *, time_t, int,
+	    int64_t);
 
 /*
  * run.c.  run_start(j, fire, cluster, until) starts attempt 1 of a fire
@@ -360,6 +394,8 @@ void	 node_beat(struct mtimer *);
 int	 node_preferred(const char *, time_t);
 void	 node_free(void);
 struct job *job_find(const char *);
+/* id_label(): job_label() of the job of identity id, or the id alone. */
+const char *id_label(const char *, char *, size_t);
 /*
  * node_may_claim() says whether this node may claim cluster fires now.
  * NC_DRAINED: it is drained, or its clock is too far from the store's;

@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -296,7 +297,7 @@ static void
 fire_one(struct job *j, time_t fire, int catchup)
 {
 	struct store_error	 se;
-	char			 when[32], id[CRON_IDLEN + 1];
+	char			 when[32], id[CRON_IDLEN + 1], label[JOB_LABELLEN];
 	int			 won;
 
 	fmt_utc(fire, when, sizeof(when));
@@ -305,8 +306,9 @@ fire_one(struct job *j, time_t fire, int catchup)
 	if (job_opts(j)->o_scope == SCOPE_NODE) {
 		if (job_opts(j)->o_overlap == OVERLAP_FORBID &&
 		    j->j_running > 0) {
-			log_info("(%s) SKIPPED (%s %s: still running)",
-			    job_owner(j), D.d_conf.c_node, when);
+			fire_log(LOG_INFO, job_owner(j), "SKIPPED",
+			    D.d_conf.c_node, fire, job_label(j, label,
+			    sizeof(label)), "still running");
 			metrics_fire_noted(job_id(j, id), job_owner(j),
 			    RUN_SKIPPED);
 			return;
@@ -400,7 +402,7 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 	const char		*id = d->d_id;
 	time_t			 fire = d->d_fire;
 	time_t			 late = (time_t)(D.d_now / 1000) - fire;
-	char			 when[32];
+	char			 label[JOB_LABELLEN];
 	int			 won, rec;
 
 	claim_until = node_lease_until();
@@ -422,10 +424,10 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 		return (-1);
 	}
 	if (rec > 0) {
-		fmt_utc(fire, when, sizeof(when));
-		log_info("(%s) LOST (%s %s: taken for dead meanwhile, "
-		    "recorded by another node; not started)", job_owner(j),
-		    D.d_conf.c_node, when);
+		fire_log(LOG_INFO, job_owner(j), "LOST", D.d_conf.c_node,
+		    fire, job_label(j, label, sizeof(label)),
+		    "taken for dead meanwhile, recorded by another node, "
+		    "not started");
 		return (0);
 	}
 	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
@@ -434,8 +436,8 @@ doubt_settle(struct job *j, const struct doubt *d, int last)
 		fire_won(j, fire, 1, 1);
 		return (0);
 	}
-	fmt_utc(fire, when, sizeof(when));
-	log_info("(%s) MISSED (%s %s)", job_owner(j), D.d_conf.c_node, when);
+	fire_log(LOG_INFO, job_owner(j), "MISSED", D.d_conf.c_node, fire,
+	    job_label(j, label, sizeof(label)), NULL);
 	metrics_fire_noted(id, job_owner(j), RUN_MISSED);
 	if (store_fire_note(D.d_st, id, fire, RUN_MISSED, D.d_now, &se) == -1) {
 		store_failed("noting a missed fire", &se);
@@ -513,23 +515,32 @@ static void
 fire_won(struct job *j, time_t fire, int won, int catchup)
 {
 	struct store_error	 se;
-	char			 when[32], id[CRON_IDLEN + 1];
+	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
 	int			 busy;
 
-	fmt_utc(fire, when, sizeof(when));
 	job_id(j, id);
+	label[0] = '\0';
+	/* Not made for a line that is not logged: this is every fire. */
+	if (D.d_debug || (won && D.d_loglevel & LL_FIRES))
+		job_label(j, label, sizeof(label));
 	if (!won) {
-		log_debug("(%s) LOST (%s %s)", job_owner(j), id, when);
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, job_owner(j), "NOT CLAIMED",
+			    D.d_conf.c_node, fire, label, "another node won");
 		return;
 	}
-	log_info("(%s) CLAIMED (%s %s%s)", job_owner(j), D.d_conf.c_node, when,
-	    catchup ? ", catching up" : "");
+	/* Beyond cron's lines: at debug level unless -L says LL_FIRES. */
+	if (D.d_debug || D.d_loglevel & LL_FIRES)
+		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
+		    job_owner(j), "CLAIMED", D.d_conf.c_node, fire, label,
+		    catchup ? "catching up" : NULL);
 	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
 		if ((busy = overlapping(j, fire)) == -1)
 			return;
 		if (busy) {
-			log_info("(%s) SKIPPED (%s %s: still running)",
-			    job_owner(j), D.d_conf.c_node, when);
+			fire_log(LOG_INFO, job_owner(j), "SKIPPED",
+			    D.d_conf.c_node, fire, job_label(j, label,
+			    sizeof(label)), "still running");
 			metrics_fire_noted(id, job_owner(j), RUN_SKIPPED);
 			if (store_fire_note(D.d_st, id, fire,
 			    RUN_SKIPPED, D.d_now, &se) == -1)
@@ -549,20 +560,18 @@ fire_won(struct job *j, time_t fire, int won, int catchup)
  * rerun is not tried again.
  */
 void
-fire_late(const char *id, const char *owner, time_t fire, int attempt,
-    int64_t late)
+fire_late(const char *id, const char *owner, const char *label, time_t fire,
+    int attempt, int64_t late)
 {
-	char	 when[32];
-
-	fmt_utc(fire, when, sizeof(when));
 	if (attempt > 1) {
-		log_warnx("(%s) LOST (%s %s attempt %d: not run again, %.1f s "
-		    "past the lease; not started)", owner, D.d_conf.c_node,
-		    when, attempt, (double)late / 1000);
+		fire_log(LOG_ERR, owner, "LOST", D.d_conf.c_node, fire, label,
+		    "attempt %d, not run again, %.1f s past the lease, not "
+		    "started", attempt, (double)late / 1000);
 		return;
 	}
-	log_info("(%s) FENCED (%s %s: %.1f s past the lease of its claim; "
-	    "not started)", owner, D.d_conf.c_node, when, (double)late / 1000);
+	fire_log(LOG_INFO, owner, "FENCED", D.d_conf.c_node, fire, label,
+	    "%.1f s past the lease of its claim, not started",
+	    (double)late / 1000);
 	D.d_recover = 1;
 	doubt_add(id, fire, 1);
 }
@@ -598,7 +607,7 @@ fire_recover(void)
 	const struct jsched	*js;
 	size_t			 i, n = 0, k;
 	time_t			 now, limit, t, latest;
-	char			 when[32], id[CRON_IDLEN + 1];
+	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
 	int			 won, steps;
 
 	D.d_recover = 0;
@@ -662,9 +671,9 @@ fire_recover(void)
 			metrics_claims(won, !won);
 			if (!won)
 				continue;
-			fmt_utc(latest, when, sizeof(when));
-			log_info("(%s) MISSED (%s %s)", job_owner(j),
-			    D.d_conf.c_node, when);
+			fire_log(LOG_INFO, job_owner(j), "MISSED",
+			    D.d_conf.c_node, latest, job_label(j, label,
+			    sizeof(label)), NULL);
 			metrics_fire_noted(id, job_owner(j), RUN_MISSED);
 			if (store_fire_note(D.d_st, id, latest,
 			    RUN_MISSED, D.d_now, &se) == -1) {
@@ -861,7 +870,7 @@ void
 fire_rerun(const char *id, time_t fire, int attempt)
 {
 	struct job	*j;
-	char		 when[32];
+	char		 label[JOB_LABELLEN];
 	int		 r;
 
 	/* Not @reboot runs: they belong to each node, unclaimed. */
@@ -871,22 +880,22 @@ fire_rerun(const char *id, time_t fire, int attempt)
 	    job_sched(j)->js_sched.s_flags & SCHED_REBOOT ||
 	    job_opts(j)->o_lost != LOST_RERUN || attempt < 1)
 		return;
-	fmt_utc(fire, when, sizeof(when));
+	job_label(j, label, sizeof(label));
 	if (node_may_claim() == NC_FENCED) {
-		log_warnx("(%s) LOST (%s %s attempt %d: not run again, this "
-		    "node is fenced)", job_owner(j), D.d_conf.c_node, when,
+		fire_log(LOG_ERR, job_owner(j), "LOST", D.d_conf.c_node, fire,
+		    label, "attempt %d, not run again, this node is fenced",
 		    attempt);
 		return;
 	}
 	if ((r = lost_before(id, fire, attempt)) != 0) {
 		if (r == 1)
-			log_info("(%s) LOST (%s %s attempt %d: not run again, "
-			    "the fire was rerun once)", job_owner(j),
-			    D.d_conf.c_node, when, attempt);
+			fire_log(LOG_INFO, job_owner(j), "LOST",
+			    D.d_conf.c_node, fire, label, "attempt %d, not "
+			    "run again, the fire was rerun once", attempt);
 		return;
 	}
-	log_info("(%s) RERUN (%s %s attempt %d, attempt %d lost)",
-	    job_owner(j), D.d_conf.c_node, when, attempt + 1, attempt);
+	fire_log(LOG_INFO, job_owner(j), "RERUN", D.d_conf.c_node, fire,
+	    label, "attempt %d, attempt %d lost", attempt + 1, attempt);
 	run_attempt(j, fire, 1, attempt + 1, node_lease_until());
 }
 

@@ -71,6 +71,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -466,7 +467,7 @@ reap_dead(struct store *st)
 	struct store_error	 se;
 	size_t			 i, n = 0;
 	int			 held;
-	char			 when[32];
+	char			 label[JOB_LABELLEN];
 
 	/*
 	 * Not before this node has renewed without a break for
@@ -493,10 +494,10 @@ reap_dead(struct store *st)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		fmt_utc(lost[i].r_fire, when, sizeof(when));
-		log_info("(%s) LOST (%s %s %s attempt %d: node dead)",
-		    job_owner_by_id(lost[i].r_job), lost[i].r_node,
-		    lost[i].r_job, when, lost[i].r_attempt);
+		fire_log(LOG_INFO, job_owner_by_id(lost[i].r_job), "LOST",
+		    lost[i].r_node, lost[i].r_fire, id_label(lost[i].r_job,
+		    label, sizeof(label)), "attempt %d, node dead",
+		    lost[i].r_attempt);
 		metrics_runs_lost(lost[i].r_node, 1);
 		/* The job may ask for one more attempt (fire.c decides). */
 		fire_rerun(lost[i].r_job, lost[i].r_fire, lost[i].r_attempt);
@@ -620,7 +621,7 @@ orphans_check(struct store *st)
 	struct orphan		*o;
 	size_t			 i, k;
 	int			 marked;
-	char			 when[32];
+	char			 label[JOB_LABELLEN];
 
 	if (st == NULL || norphans == 0)
 		return;
@@ -637,10 +638,10 @@ orphans_check(struct store *st)
 		}
 		if (!marked)
 			continue;
-		fmt_utc(o->o_fire, when, sizeof(when));
-		log_info("(%s) LOST (%s %s %s attempt %d: its end is "
-		    "unknown)", job_owner_by_id(o->o_job), D.d_conf.c_node,
-		    o->o_job, when, o->o_attempt);
+		fire_log(LOG_INFO, job_owner_by_id(o->o_job), "LOST",
+		    D.d_conf.c_node, o->o_fire, id_label(o->o_job, label,
+		    sizeof(label)), "attempt %d, its end is unknown",
+		    o->o_attempt);
 		metrics_runs_lost(D.d_conf.c_node, 1);
 	}
 	norphans = k;
@@ -671,6 +672,17 @@ job_find(const char *id)
 		}
 	}
 	return (NULL);
+}
+
+const char *
+id_label(const char *id, char *buf, size_t len)
+{
+	struct job	*j;
+
+	if ((j = job_find(id)) != NULL)
+		return (job_label(j, buf, len));
+	strlcpy(buf, id, len);
+	return (buf);
 }
 
 /* The owner of job id as logged: CRON when this node does not know it. */

@@ -55,23 +55,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
-#define LIBBSD_OPENBSD_VIS
-#include <vis.h>
 
 #include "common.h"
 #include "daemon.h"
 #include "store.h"
 
 #define KILL_GRACE	5000	/* ms from SIGTERM to SIGKILL */
-#define LOGCMD_MAX	256	/* bytes of a command in the log */
 #define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
 #define START_WINDOW	32	/* attempts between fork and exec */
 #define MAIL_TIMEOUT	600	/* s a mailer may run, then is killed */
 
 struct pending;
 
-static char	*cmd_escape(const char *);
+static char	*input_lines(const char *, size_t *);
 static struct passwd *owner_pw(const char *);
 static char	**env_build(const struct job *, const struct passwd *,
 		    const char *, time_t);
@@ -82,7 +80,8 @@ static void	 attempt_end(struct fire *);
 static void	 start_timer(struct mtimer *);
 static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
-static void	 mail_output(struct fire *, const struct passwd *);
+static void	 mail_output(struct fire *, const struct passwd *, int);
+static void	 log_job(const struct fire *, const char *);
 static void	 history_trim(void);
 static void	 pending_add(const struct fire *, int, const char *, int);
 static void	 pending_free(struct pending *);
@@ -134,16 +133,25 @@ static int64_t		 pending_tried;	/* monotonic ms */
 #define PENDING_MAX	10000		/* then the oldest go */
 #define PENDING_BATCH	512		/* runs per transaction */
 
-/* The command as logged: escaped, and cut at LOGCMD_MAX. */
+/*
+ * The standard input a job is given: the text after its '%' (the
+ * parser already turned the later ones into newlines), ended by a
+ * newline when it has none, as cron(8) writes it, so that the last line
+ * is a line to read(1) and its kin.  An empty input stays empty.  The
+ * job's identity comes from the text as parsed, not from this.
+ */
 static char *
-cmd_escape(const char *cmd)
+input_lines(const char *in, size_t *lenp)
 {
+	size_t	 len = strlen(in);
 	char	*s;
 
-	if (stravis(&s, cmd, VIS_CSTYLE | VIS_TAB | VIS_NL) == -1)
-		fatal("stravis");
-	if (strlen(s) > LOGCMD_MAX)
-		strlcpy(s + LOGCMD_MAX - 3, "...", 4);
+	s = xmalloc(len + 2);
+	memcpy(s, in, len);
+	if (len > 0 && in[len - 1] != '\n')
+		s[len++] = '\n';
+	s[len] = '\0';
+	*lenp = len;
 	return (s);
 }
 
@@ -252,12 +260,13 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt,
 	struct fire	*f;
 	struct passwd	*pw;
 	char		 when[32], fireid[CRON_IDLEN + 40], why[300];
+	char		 label[JOB_LABELLEN];
 
 	if ((pw = owner_pw(job_owner(j))) == NULL) {
-		log_warnx("(%s) ERROR (no such user, job %s not run)",
-		    job_owner(j), job_id(j, fireid));
 		snprintf(why, sizeof(why), "no such user %s", job_owner(j));
-		run_failed(fireid, fire, attempt, why);
+		fire_log(LOG_ERR, job_owner(j), "CMD FAILED", D.d_conf.c_node,
+		    fire, job_label(j, label, sizeof(label)), "%s", why);
+		run_failed(job_id(j, fireid), fire, attempt, why);
 		return (-1);
 	}
 	f = xcalloc(1, sizeof(*f));
@@ -266,10 +275,11 @@ run_attempt(struct job *j, time_t fire, int cluster, int attempt,
 	f->f_owner = xstrdup(job_owner(j));
 	f->f_rawcmd = xstrdup(job_cmd(j));
 	f->f_cmd = cmd_escape(job_cmd(j));
-	if (job_input(j) != NULL) {
-		f->f_input = xstrdup(job_input(j));
-		f->f_inputlen = strlen(f->f_input);
-	}
+	/* job_label(), from what is made already: this is every start. */
+	xasprintf(&f->f_label, "%s: %s", job_opts(j)->o_name != NULL ?
+	    job_opts(j)->o_name : f->f_id, f->f_cmd);
+	if (job_input(j) != NULL)
+		f->f_input = input_lines(job_input(j), &f->f_inputlen);
 	fmt_utc(fire, when, sizeof(when));
 	snprintf(fireid, sizeof(fireid), "%s@%s", f->f_id, when);
 	f->f_env = env_build(j, pw, fireid, fire);
@@ -299,9 +309,9 @@ attempt_start(struct fire *f)
 	int64_t			 late;
 
 	if ((pw = owner_pw(f->f_owner)) == NULL) {
-		log_warnx("(%s) ERROR (no such user, job %s not run)",
-		    f->f_owner, f->f_id);
 		snprintf(why, sizeof(why), "no such user %s", f->f_owner);
+		fire_log(LOG_ERR, f->f_owner, "CMD FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%s", why);
 		run_failed(f->f_id, f->f_instant, f->f_attempt, why);
 		return (-1);
 	}
@@ -325,15 +335,15 @@ attempt_start(struct fire *f)
 	 */
 	sr.sr_until = f->f_until;
 	if (f->f_until != 0 && (late = clock_mono() - f->f_until) >= 0) {
-		fire_late(f->f_id, f->f_owner, f->f_instant, f->f_attempt,
-		    late);
+		fire_late(f->f_id, f->f_owner, f->f_label, f->f_instant,
+		    f->f_attempt, late);
 		return (-1);
 	}
 	/* Before the fork: a daemon stopped inside it started the job. */
 	f->f_start = clock_now_ms();
 	if (spawn_launch(&sr, &f->f_sj, &se) == -1) {
-		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
-		    se.se_msg);
+		fire_log(LOG_ERR, f->f_owner, "CMD FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%s", se.se_msg);
 		run_failed(f->f_id, f->f_instant, f->f_attempt, se.se_msg);
 		return (-1);
 	}
@@ -380,7 +390,8 @@ attempt_settle(struct fire *f)
 	if (r == 1) {
 		if (f->f_mailer)
 			return (1);
-		log_info("(%s) CMD (%s)", f->f_owner, f->f_cmd);
+		if (D.d_loglevel & LL_START)
+			log_job(f, "CMD");
 		if (f->f_torecord)
 			nrecord++;
 		return (1);
@@ -389,11 +400,11 @@ attempt_settle(struct fire *f)
 		log_warnx("(%s) MAIL (sendmail did not start: %s)",
 		    f->f_owner, se.se_msg);
 	else if (se.se_step == SPAWN_LATE)
-		fire_late(f->f_id, f->f_owner, f->f_instant, f->f_attempt,
-		    clock_mono() - f->f_until);
+		fire_late(f->f_id, f->f_owner, f->f_label, f->f_instant,
+		    f->f_attempt, clock_mono() - f->f_until);
 	else {
-		log_warnx("(%s) CMD FAILED (%s: %s)", f->f_owner, f->f_cmd,
-		    se.se_msg);
+		fire_log(LOG_ERR, f->f_owner, "CMD FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%s", se.se_msg);
 		run_failed(f->f_id, f->f_instant, f->f_attempt, se.se_msg);
 	}
 	D.d_nrunning--;
@@ -595,8 +606,23 @@ run_reap(void)
 	}
 }
 
+/* cron's line about a job's start or end: CMD or END, with -L 8 its pid. */
 static void
-mail_output(struct fire *f, const struct passwd *pw)
+log_job(const struct fire *f, const char *event)
+{
+	if (D.d_loglevel & LL_PID)
+		log_info("(%s) %s ([%ld] %s)", f->f_owner, event,
+		    (long)f->f_sj->sj_pid, f->f_cmd);
+	else
+		log_info("(%s) %s (%s)", f->f_owner, event, f->f_cmd);
+}
+
+/*
+ * Mail the output of an attempt; its subject says "(failed)" when it
+ * failed and failures are logged (-L 4), as Debian's cron words it.
+ */
+static void
+mail_output(struct fire *f, const struct passwd *pw, int failed)
 {
 	struct mail_req	 mr;
 	struct fire	*m;
@@ -622,6 +648,8 @@ mail_output(struct fire *f, const struct passwd *pw)
 	mr.mr_cmd = f->f_rawcmd;
 	mr.mr_env = f->f_env;
 	mr.mr_pw = pw;
+	mr.mr_failed = failed && D.d_loglevel & LL_FAILED;
+	mr.mr_fqdn = D.d_fqdn;
 	m = xcalloc(1, sizeof(*m));
 	if (mail_start(&mr, &f->f_sj->sj_output, &m->f_sj, errbuf,
 	    sizeof(errbuf)) == -1) {
@@ -660,7 +688,7 @@ attempt_end(struct fire *f)
 {
 	struct spawn_status	 ss;
 	struct passwd		*pw;
-	char			 status[128], when[32];
+	char			 status[128], how[128], pre[32] = "";
 	int			 failed;
 	uint32_t		 delay;
 
@@ -682,10 +710,23 @@ attempt_end(struct fire *f)
 	spawn_status_decode(f->f_wstatus, &ss);
 	spawn_status_str(&ss, status, sizeof(status));
 	failed = !ss.ss_exited || ss.ss_code != 0;
-	log_info("(%s) CMDEND (%s)", f->f_owner, f->f_cmd);
-	if (failed)
-		log_info("(%s) FAILED (%s attempt %d: %s)", f->f_owner,
-		    f->f_id, f->f_attempt, status);
+	if (failed && D.d_loglevel & LL_FAILED) {
+		/* cron's words for how it failed, with the job's. */
+		if (ss.ss_exited)
+			snprintf(how, sizeof(how), "failed with exit status %d",
+			    ss.ss_code);
+		else
+			snprintf(how, sizeof(how), "terminated by signal %d%s",
+			    ss.ss_signal, ss.ss_core ? " (core dumped)" : "");
+		if (f->f_attempt > 1)
+			snprintf(pre, sizeof(pre), "attempt %d, ",
+			    f->f_attempt);
+		fire_log(LOG_INFO, f->f_owner, "FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%sgrandchild #%ld %s", pre,
+		    (long)f->f_sj->sj_pid, how);
+	}
+	if (D.d_loglevel & LL_END)
+		log_job(f, "END");
 	f->f_end = clock_now_ms();
 	metrics_run_end(f->f_id, f->f_owner, f->f_start, f->f_end,
 	    f->f_wstatus);
@@ -702,16 +743,16 @@ attempt_end(struct fire *f)
 	/* Only a run with output to mail needs its owner's entry. */
 	if (f->f_sj->sj_output.ob_total > 0 &&
 	    (pw = owner_pw(f->f_owner)) != NULL)
-		mail_output(f, pw);
+		mail_output(f, pw, failed);
 	history_trim();
 	spawn_free(f->f_sj);
 	f->f_sj = NULL;
 
 	if (failed && f->f_attempt <= f->f_nretry && !D.d_stopping) {
 		delay = f->f_retry[f->f_attempt - 1];
-		fmt_utc(f->f_instant, when, sizeof(when));
-		log_info("(%s) RETRY (%s %s attempt %d in %us)", f->f_owner,
-		    D.d_conf.c_node, when, f->f_attempt + 1, delay);
+		fire_log(D.d_loglevel & LL_FAILED ? LOG_INFO : LOG_DEBUG,
+		    f->f_owner, "RETRY", D.d_conf.c_node, f->f_instant,
+		    f->f_label, "attempt %d in %us", f->f_attempt + 1, delay);
 		f->f_state = FS_WAIT_RETRY;
 		mtimer_set(&f->f_timer,
 		    clock_mono() + (int64_t)delay * 1000);
@@ -992,8 +1033,9 @@ fire_timer(struct mtimer *t)
 			log_warnx("(%s) MAIL (mailer still running after %us, "
 			    "killing it)", f->f_owner, f->f_timeout);
 		else
-			log_info("(%s) TIMEOUT (%s after %us, killing it)",
-			    f->f_owner, f->f_cmd, f->f_timeout);
+			fire_log(LOG_INFO, f->f_owner, "TIMEOUT",
+			    D.d_conf.c_node, f->f_instant, f->f_label,
+			    "after %us, killing it", f->f_timeout);
 		spawn_kill(f->f_sj, SIGTERM);
 		f->f_killed = 1;
 		mtimer_set(&f->f_timer, clock_mono() + KILL_GRACE);
@@ -1012,6 +1054,7 @@ fire_free(struct fire *f)
 	jobenv_free(f->f_env);
 	free(f->f_owner);
 	free(f->f_cmd);
+	free(f->f_label);
 	free(f->f_rawcmd);
 	free(f->f_input);
 	free(f);

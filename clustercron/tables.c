@@ -46,10 +46,14 @@
 #include <limits.h>
 #include <malloc.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
+#define LIBBSD_OPENBSD_VIS
+#include <vis.h>
 
 #include "clustercron.h"
 #include "common.h"
@@ -96,6 +100,7 @@ static void	 scan_source(enum src, int);
 static void	 scan_dir(enum tb_kind, const char *, int);
 static void	 scan_file(enum tb_kind, const char *, const char *, int);
 static void	 table_drop(struct table *);
+static size_t	 users_unknown(const struct table *, const struct crontab *);
 static void	 table_load(struct table *, const char *, size_t);
 static void	 table_jobs(struct table *, struct crontab *);
 static const struct cron_tz *zone_get(const char *);
@@ -841,9 +846,42 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force)
 }
 
 /*
+ * The entries of a system table whose user field names no user of this
+ * machine, each logged with its file and line.  Debian's cron refuses
+ * such a table as a whole when it reads it ("bad username"), the other
+ * users' entries with it, and does not look again until the file
+ * changes, even once the user exists; so does the daemon (SIGHUP also
+ * reads every table again).  A daemon that is not root takes only its
+ * own user's entries, and asks about no one else.
+ */
+static size_t
+users_unknown(const struct table *tb, const struct crontab *ct)
+{
+	const char	*user, *known = NULL;
+	size_t		 i, n = 0;
+
+	if ((tb->tb_kind != TB_SYSTEM && tb->tb_kind != TB_CROND) ||
+	    !D.d_root)
+		return (0);
+	for (i = 0; i < ct->ct_nent; i++) {
+		if ((user = ct->ct_ent[i].e_user) == NULL ||
+		    (known != NULL && strcmp(user, known) == 0))
+			continue;
+		if (getpwnam(user) != NULL) {
+			known = user;
+			continue;
+		}
+		log_warnx("(CRON) ERROR (%s:%zu: bad username %s: no such "
+		    "user)", tb->tb_name, ct->ct_ent[i].e_line, user);
+		n++;
+	}
+	return (n);
+}
+
+/*
  * Parse the text and merge the new entries with the table's jobs.  A
- * NULL text (an unreadable or refused file) or a table with errors
- * leaves the table without jobs.
+ * NULL text (an unreadable or refused file), a table with errors or one
+ * that names an unknown user leaves the table without jobs.
  */
 static void
 table_load(struct table *tb, const char *text, size_t len)
@@ -870,6 +908,12 @@ table_load(struct table *tb, const char *text, size_t len)
 		if (r == 1) {
 			log_warnx("(%s) ERROR (%s: %zu errors, table ignored)",
 			    who, tb->tb_name, ct->ct_nerr);
+			crontab_free(ct);
+			ct = NULL;
+		} else if (users_unknown(tb, ct) > 0) {
+			log_warnx("(%s) ERROR (%s: table ignored until it "
+			    "changes, as it names an unknown user)", who,
+			    tb->tb_name);
 			crontab_free(ct);
 			ct = NULL;
 		} else {
@@ -1007,6 +1051,68 @@ job_id(const struct job *j, char buf[CRON_IDLEN + 1])
 	e.e_tz = job_sched(j)->js_zone;
 	cron_entry_id(&e, job_owner(j), buf);
 	return (buf);
+}
+
+/* The command as logged: escaped, and cut at LOGCMD_MAX. */
+char *
+cmd_escape(const char *cmd)
+{
+	char	*s;
+
+	if (stravis(&s, cmd, VIS_CSTYLE | VIS_TAB | VIS_NL) == -1)
+		fatal("stravis");
+	if (strlen(s) > LOGCMD_MAX)
+		strlcpy(s + LOGCMD_MAX - 3, "...", 4);
+	return (s);
+}
+
+const char *
+job_label(const struct job *j, char *buf, size_t len)
+{
+	char	 id[CRON_IDLEN + 1], *cmd;
+
+	cmd = cmd_escape(job_cmd(j));
+	snprintf(buf, len, "%s: %s", job_opts(j)->o_name != NULL ?
+	    job_opts(j)->o_name : job_id(j, id), cmd);
+	free(cmd);
+	return (buf);
+}
+
+/*
+ * Every line about a fire has one shape, so that one grep finds all
+ * that happened to a job: the owner, the event, then in parentheses
+ * the node, the fire's instant in UTC, what happened when there is more
+ * to say (never holding a ';'), and last the job, whose command may
+ * hold anything.
+ */
+void
+fire_log(int pri, const char *owner, const char *event, const char *node,
+    time_t fire, const char *label, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 when[32], detail[512];
+
+	fmt_utc(fire, when, sizeof(when));
+	detail[0] = '\0';
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	switch (pri) {
+	case LOG_ERR:
+		log_warnx("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	case LOG_DEBUG:
+		log_debug("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	default:
+		log_info("(%s) %s (%s %s %s%s%s)", owner, event, node, when,
+		    detail, *detail != '\0' ? "; " : "", label);
+		break;
+	}
 }
 
 static void

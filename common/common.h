@@ -430,12 +430,16 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  *
  * The request, all borrowed:
  *	mr_sendmail	the mail command, split on blanks, no shell; the
- *			first word an absolute path (NULL: MAIL_SENDMAIL,
- *			which reads the recipients from the To header)
- *	mr_from		MAILFROM, or NULL (or unsafe): root
+ *			first word an absolute path (NULL: MAIL_SENDMAIL);
+ *			the recipient is added as its last argument, as
+ *			cron does, unless it has a -t argument (the mailer
+ *			then reads it from the To header)
+ *	mr_from		MAILFROM, or NULL (or unsafe): "root (Cron Daemon)"
  *	mr_to		the recipient, from mail_recipient()
  *	mr_user		the owner, and mr_host the host (NULL: this host),
- *	mr_cmd		and the command, for "Subject: Cron <user@host> cmd"
+ *	mr_cmd		and the command, for "Subject: Cron <user@host> cmd";
+ *			the host is cut at its first dot unless mr_fqdn
+ *	mr_failed	set: the subject ends in " (failed)"
  *	mr_env		the job's environment: one X-Cron-Env line each;
  *			CONTENT_TYPE and CONTENT_TRANSFER_ENCODING in it
  *			set those headers
@@ -452,7 +456,7 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  * end, bounded by ms, and fails unless it exits 0.  All return 0, or
  * -1 with a message in errbuf.
  */
-#define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem -t"
+#define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem"
 
 struct mail_req {
 	const char		*mr_sendmail;
@@ -463,6 +467,8 @@ struct mail_req {
 	const char		*mr_cmd;
 	char *const		*mr_env;
 	const struct passwd	*mr_pw;
+	int			 mr_fqdn;
+	int			 mr_failed;
 };
 
 const char *mail_recipient(char *const *, const char *);

@@ -4,9 +4,13 @@
  *
  * mail.c: mailing a job's output the way cron(8) does.  When a job
  * wrote anything and MAILTO is not empty, the output goes to the
- * sendmail command with cronie's headers: From "(Cron Daemon)", To
- * MAILTO, Subject "Cron <user@host> command", one X-Cron-Env line per
- * variable of the job's environment, then the output.  The mailer is
+ * sendmail command, with the recipient as its last argument, and with
+ * the headers of Debian's cron: From "root (Cron Daemon)" or MAILFROM,
+ * To MAILTO, Subject "Cron <user@host> command", with " (failed)" when
+ * asked, MIME-Version, Content-Type and Content-Transfer-Encoding, then
+ * cronie's Auto-Submitted (RFC 3834: no vacation replies to cron), one
+ * X-Cron-Env line per variable of the job's environment, then the
+ * output.  The mailer is
  * started through spawn, as the job's owner, with a small fixed
  * environment (never the daemon's).  mail_start() does not wait for
  * the mailer's exec: the daemon learns whether it started as it learns
@@ -152,20 +156,23 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 	else if (gethostname(host, sizeof(host)) == -1)
 		strlcpy(host, "localhost", sizeof(host));
 	host[sizeof(host) - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
+	if (!req->mr_fqdn)
+		host[strcspn(host, ".")] = '\0';
 
-	snprintf(note, sizeof(note), "%s (Cron Daemon)", from);
-	buf_header(&b, "From", NULL, note, NULL);
+	buf_header(&b, "From", NULL, from, req->mr_from == from ? NULL :
+	    " (Cron Daemon)");
 	buf_header(&b, "To", NULL, req->mr_to, NULL);
 	snprintf(subj, sizeof(subj), "Cron <%s@%s> ", req->mr_user, host);
-	buf_header(&b, "Subject", subj, req->mr_cmd, NULL);
-	if ((ct = jobenv_get(req->mr_env, "CONTENT_TYPE")) != NULL)
-		buf_header(&b, "Content-Type", NULL, ct, NULL);
-	else
-		buf_header(&b, "Content-Type", NULL,
-		    "text/plain; charset=UTF-8", NULL);
-	if ((cte = jobenv_get(req->mr_env, "CONTENT_TRANSFER_ENCODING")) != NULL)
-		buf_header(&b, "Content-Transfer-Encoding", NULL, cte, NULL);
+	buf_header(&b, "Subject", subj, req->mr_cmd, req->mr_failed ?
+	    " (failed)" : NULL);
+	buf_header(&b, "MIME-Version", NULL, "1.0", NULL);
+	if ((ct = jobenv_get(req->mr_env, "CONTENT_TYPE")) == NULL)
+		ct = "text/plain; charset=UTF-8";
+	buf_header(&b, "Content-Type", NULL, ct, NULL);
+	if ((cte = jobenv_get(req->mr_env, "CONTENT_TRANSFER_ENCODING")) ==
+	    NULL)
+		cte = "8bit";
+	buf_header(&b, "Content-Transfer-Encoding", NULL, cte, NULL);
 	buf_header(&b, "Auto-Submitted", NULL, "auto-generated", NULL);
 	for (e = req->mr_env; e != NULL && *e != NULL; e++)
 		buf_header(&b, "X-Cron-Env", "<", *e, ">");
@@ -207,7 +214,7 @@ mail_spawn(const struct mail_req *req, const struct outbuf *out,
 	char			 user[300], logname[300], home[1100];
 	char			*env[5];
 	size_t			 len;
-	int			 argc = 0, r = -1, saved;
+	int			 argc = 0, i, r = -1, saved;
 
 	*jobp = NULL;
 	if (mail_format(req, out, &msg, &len, errbuf, errlen) == -1)
@@ -227,6 +234,18 @@ mail_spawn(const struct mail_req *req, const struct outbuf *out,
 			goto done;
 		}
 		argv[argc++] = p;
+	}
+	/* cron's way: the recipient as the last argument, unless -t. */
+	for (i = 1; i < argc && strcmp(argv[i], "-t") != 0; i++)
+		;
+	if (argc > 0 && i == argc) {
+		if (argc == MAIL_MAXARGS - 1) {
+			snprintf(errbuf, errlen, "sendmail command: too many "
+			    "arguments");
+			errno = E2BIG;
+			goto done;
+		}
+		argv[argc++] = (char *)req->mr_to;
 	}
 	argv[argc] = NULL;
 	if (argc == 0 || argv[0][0] != '/') {

@@ -5,9 +5,11 @@
  * lint.c: checking a table without installing it.  The parser finds
  * syntax errors and portability warnings; here the zones are loaded, so
  * unknown CRON_TZ values, schedules that never fire and fixed-time
- * entries that meet a DST change are reported too.
+ * entries that meet a DST change are reported too, and in a system
+ * table the users this machine does not have.
  */
 
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@ static int	 first_match(const struct cron_sched *, int64_t, int64_t,
 static void	 lint_dst(const char *, const struct cron_entry *,
 		    const struct cron_tz *, time_t);
 static void	 civil_hm(int64_t, char *, size_t);
+static size_t	 user_col(const char *, size_t, const struct cron_entry *);
 
 static void
 report(const char *file, size_t line, size_t col, int warning,
@@ -142,6 +145,28 @@ lint_dst(const char *file, const struct cron_entry *e,
 	}
 }
 
+/*
+ * The column of a system table entry's user field: the line's first
+ * blank-delimited text is the schedule as written (e_when), the user
+ * follows it.  0 when the line does not read so.
+ */
+static size_t
+user_col(const char *buf, size_t len, const struct cron_entry *e)
+{
+	size_t	 i = 0, line = 1, p, wl = strlen(e->e_when);
+
+	while (i < len && line < e->e_line)
+		if (buf[i++] == '\n')
+			line++;
+	for (p = i; p < len && (buf[p] == ' ' || buf[p] == '\t'); p++)
+		;
+	if (len - p < wl || memcmp(buf + p, e->e_when, wl) != 0)
+		return (0);
+	for (p += wl; p < len && (buf[p] == ' ' || buf[p] == '\t'); p++)
+		;
+	return (p - i + 1);
+}
+
 size_t
 lint_table(const char *file, const char *buf, size_t len, int flags,
     time_t now)
@@ -172,6 +197,16 @@ lint_table(const char *file, const char *buf, size_t len, int flags,
 
 	for (i = 0; i < ct->ct_nent; i++) {
 		e = &ct->ct_ent[i];
+		/*
+		 * cron reads a table naming an unknown user as bad, the whole
+		 * of it; the user may exist on the machines it is meant for.
+		 */
+		if (e->e_user != NULL && (i == 0 || e->e_user !=
+		    ct->ct_ent[i - 1].e_user) && getpwnam(e->e_user) == NULL)
+			report(file, e->e_line, user_col(buf, len, e), 1,
+			    "no user %s on this machine: cron and clustercron "
+			    "ignore the whole table while it names one",
+			    e->e_user);
 		for (j = 0; j < nzones; j++) {
 			if ((zones[j].zc_name == NULL && e->e_tz == NULL) ||
 			    (zones[j].zc_name != NULL && e->e_tz != NULL &&

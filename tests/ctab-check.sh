@@ -83,6 +83,21 @@ run "$CTAB" -T "$T/huge"
 same "too large: exit 1" "$rc" 1
 contains "... said" "$err" "^ctab: $T/huge: table is larger than"
 
+# A user this machine does not have: cron ignores the whole table, so
+# say so; a warning, since the table may be meant for other machines.
+nouser=ccnouser$$
+while id "$nouser" >/dev/null 2>&1; do
+	nouser=${nouser}x
+done
+printf '0 4 * * * root true\n@daily   %s true\n' "$nouser" >"$T/unknown"
+run "$CTAB" -T -s "$T/unknown"
+same "-s: an unknown user is only a warning" "$rc" 0
+same "... said once, with its line and column" "$err" \
+    "ctab: $T/unknown:2:10: warning: no user $nouser on this machine: cron and clustercron ignore the whole table while it names one"
+run "$CTAB" -T "$T/unknown"
+same "... not asked in user format, where it is part of the command" \
+    "$err" ""
+
 run "$CTAB" -l -r
 same "two verbs at once: exit 1" "$rc" 1
 contains "... with usage" "$err" "^usage: ctab "

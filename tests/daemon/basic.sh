@@ -9,6 +9,9 @@
 # once, SIGHUP, and SIGTERM waiting for a running job.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+# The lines about fires this test reads (CLAIMED and the like are
+# debug lines by default, clustercron(8)).
+DMN_FLAGS="-L 31"
 
 dmn_setup a </dev/null
 O=$T/jobs
@@ -80,10 +83,11 @@ contains "broken table logged with file and line" "$(cat "$T/a.log")" \
 contains "broken table ignored" "$(cat "$T/a.log")" "broken: 1 errors, table ignored"
 same "skipped names never ran" "$(ls "$O" | grep -c -e skipped -e broken)" 0
 
-contains "CMD logged" "$(cat "$T/a.log")" "\($ME\) CMD \(echo "
-contains "CMDEND logged" "$(cat "$T/a.log")" "\($ME\) CMDEND \(echo "
+contains "CMD logged, with its pid (-L 8)" "$(cat "$T/a.log")" \
+    "\($ME\) CMD \(\[[0-9]+\] echo "
+contains "END logged" "$(cat "$T/a.log")" "\($ME\) END \(\[[0-9]+\] echo "
 contains "CLAIMED logged" "$(cat "$T/a.log")" \
-    "\($ME\) CLAIMED \(a [0-9-]+T[0-9:]+Z\)"
+    "\($ME\) CLAIMED \(a [0-9-]+T[0-9:]+Z [0-9a-f]{32}: echo "
 r=$(runs)
 contains "runs recorded, finished, exit 0" "$r" \
     '^[0-9a-f]{32} [0-9]+ 1 a finished 0 0 [0-9]+$'

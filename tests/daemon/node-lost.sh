@@ -52,7 +52,7 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_for 10 gone "$apid" || fail "job a did not end"
 
 dmn_start n1
-wait_for 10 in_log n1 'LOST \(n1 [0-9a-f]{32} .* attempt 1: its end is unknown\)' ||
+wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt 1, its end is unknown; [0-9a-f]{32}' ||
     fail "the run of the gone process was not marked lost"
 wait_for 10 in_log n1 'INFO \(2 runs of an earlier life' ||
     fail "the earlier runs were not found"
@@ -64,7 +64,7 @@ kill "$bpid"
 wait_for 10 gone "$bpid" || fail "job b did not end"
 
 dmn_start n1
-wait_for 10 in_log n1 'LOST \(n1 [0-9a-f]{32} .* its end is unknown\)' ||
+wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt [0-9]+, its end is unknown; [0-9a-f]{32}' ||
     fail "the second run was not marked lost once gone"
 dmn_stop n1
 r=$(runs)

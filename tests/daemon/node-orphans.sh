@@ -41,7 +41,7 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_for 10 gone "$apid" || fail "job a did not end"
 
 dmn_start n1
-wait_for 10 in_log n1 'LOST \(n1 [0-9a-f]{32} .* attempt 1: its end is unknown\)' ||
+wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt 1, its end is unknown; [0-9a-f]{32}' ||
     fail "the run of the gone process was not marked lost"
 r=$(runs)
 same "one run lost, one still running" \

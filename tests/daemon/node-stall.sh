@@ -47,9 +47,9 @@ wait_for 20 grep -q "^$iso n2 2\$" "$O/every1" ||
 
 kill -CONT "$(dmn_pid n1)"
 echo "n1 continued ($(elapsed))"
-wait_for 20 in_log n1 "FENCED \\(n1 $iso: [0-9]+\\.[0-9] s past the lease of its claim; not started\\)" ||
+wait_for 20 in_log n1 "FENCED \\(n1 $iso [0-9]+\\.[0-9] s past the lease of its claim, not started; " ||
     fail "n1 did not say it left $iso unstarted"
-wait_for 20 in_log n1 "LOST \\(n1 $iso: taken for dead meanwhile" ||
+wait_for 20 in_log n1 "LOST \\(n1 $iso taken for dead meanwhile" ||
     fail "n1 did not settle $iso as taken over"
 # It claims again once renewed.
 last=$(last_claim n1)

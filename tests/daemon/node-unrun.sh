@@ -43,7 +43,7 @@ dmn_stop n1
 f1=$(($(date +%s) - 30))
 ccs claim n1 "$own" "$f1" || fail "could not claim as n1"
 dmn_start n1
-wait_for 20 in_log n1 "LOST \\(n1 $own .* attempt 1: its end is unknown\\)" ||
+wait_for 20 in_log n1 "LOST \\(n1 [0-9T:-]+Z attempt 1, its end is unknown; own: " ||
     fail "n1's claim without a record was not marked lost at its start"
 same "n1's claim: one run, lost, no other attempt" \
     "$(runs | awk -v j="$own" '$1 == j { print $2, $3, $4, $5 }')" \
@@ -53,7 +53,7 @@ same "n1's claim: one run, lost, no other attempt" \
 ccs beat n9 || fail "could not beat as n9"
 f2=$(($(date +%s) - 2))
 ccs claim n9 "$ghost" "$f2" || fail "could not claim as n9"
-wait_for 40 in_log n1 "LOST \\(n9 $ghost .* attempt 1: node dead\\)" ||
+wait_for 40 in_log n1 "LOST \\(n9 [0-9T:-]+Z attempt 1, node dead; ghost: " ||
     fail "n9's claim without a record was not marked lost"
 wait_for 20 test -s "$O/ghost" || fail "the lost fire of n9 was not rerun"
 dmn_stop n1

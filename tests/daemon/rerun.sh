@@ -58,7 +58,7 @@ same "the rerun is attempt 2, on a surviving node" \
     "$(sed -n 2p "$O/rerun" | cut -d' ' -f2) $(echo " $alive " |
     grep -c " $s ")" "2 1"
 contains "the rerun is logged" "$(cat "$T/$s.log")" \
-    "\\($ME\\) RERUN \\($s [0-9T:-]+Z attempt 2, attempt 1 lost\\)"
+    "\\($ME\\) RERUN \\($s [0-9T:-]+Z attempt 2, attempt 1 lost; [0-9a-f]{32}: "
 lostm() { runs | grep -q "^$mid [0-9]* 1 $m1 lost "; }
 wait_for 20 lostm || fail "the mark job's run was not marked lost"
 same "the mark job is not run again" "$(count_lines "$O/mark")" 1
@@ -68,7 +68,7 @@ same "the mark job is not run again" "$(count_lines "$O/mark")" 1
 dmn_crash "$s"
 dmn_restart "$r1"
 in_logs() { cat "$T"/n?.log | grep -qE -- "$1"; }
-wait_for 30 in_logs "LOST \\($s $rid [0-9T:-]+Z attempt 2: node dead\\)" ||
+wait_for 30 in_logs "LOST \\($s [0-9T:-]+Z attempt 2, node dead; $rid: " ||
     fail "the rerun was not marked lost"
 wait_for 10 in_logs 'not run again, the fire was rerun once' ||
     fail "no word of the fire's one rerun"

@@ -26,7 +26,9 @@ static const char expect[] =
     "From: root (Cron Daemon)\n"
     "To: ops@example.org,alice\n"
     "Subject: Cron <alice@node1> echo hello  and more\n"
+    "MIME-Version: 1.0\n"
     "Content-Type: text/plain; charset=UTF-8\n"
+    "Content-Transfer-Encoding: 8bit\n"
     "Auto-Submitted: auto-generated\n"
     "X-Cron-Env: <SHELL=/bin/sh>\n"
     "X-Cron-Env: <HOME=/home/alice>\n"
@@ -125,7 +127,8 @@ main(void)
 	req.mr_env = env;
 	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0,
 	    "mail_format");
-	is_str(msg, expect, "headers as cronie writes them, then the output");
+	is_str(msg, expect, "headers as Debian's cron writes them, cronie's "
+	    "Auto-Submitted, then the output");
 	is_int((long long)len, (long long)strlen(expect), "length");
 	free(msg);
 
@@ -139,8 +142,27 @@ main(void)
 	free(got);
 	got = slurp(argsfile);
 	is_str(got, "-FCronDaemon\n-i\n-B8BITMIME\n-oem\n-t\n",
-	    "command split on blanks");
+	    "command split on blanks; with -t no recipient argument");
 	free(got);
+	snprintf(cmd, sizeof(cmd), "%s -FCronDaemon -i -B8BITMIME -oem",
+	    capture);
+	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == 0,
+	    "mail_send without -t");
+	got = slurp(argsfile);
+	is_str(got, "-FCronDaemon\n-i\n-B8BITMIME\n-oem\n"
+	    "ops@example.org,alice\n",
+	    "without -t the recipient is the last argument, as cron gives it");
+	free(got);
+
+	/* -n: the whole host name; a failure logged (-L 4): "(failed)". */
+	req.mr_fqdn = 1;
+	req.mr_failed = 1;
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0 &&
+	    strstr(msg, "\nSubject: Cron <alice@node1.example.org> echo "
+	    "hello  and more (failed)\n") != NULL, "FQDN and (failed)");
+	free(msg);
+	req.mr_fqdn = 0;
+	req.mr_failed = 0;
 
 	/* Injection through the environment stays inside one header. */
 	req.mr_env = env3;
@@ -156,8 +178,8 @@ main(void)
 	free(msg);
 	req.mr_from = "cron-alerts";
 	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0 &&
-	    strncmp(msg, "From: cron-alerts (Cron Daemon)\n", 32) == 0,
-	    "MAILFROM");
+	    strncmp(msg, "From: cron-alerts\n", 18) == 0,
+	    "MAILFROM is the whole From header");
 	free(msg);
 	req.mr_from = NULL;
 	req.mr_env = env;
