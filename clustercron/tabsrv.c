@@ -240,7 +240,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	const char		*user;
 	int64_t			 version, newv;
 	size_t			 i;
-	int			 rv = 0;
+	int			 reading, rv = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == -1)
 		return (0);
@@ -268,14 +268,25 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		    "keeps only that user's table", (unsigned long)ts->ts_uid);
 		goto done;
 	}
-	if (!tab_allowed(caller, ts->ts_allow, ts->ts_deny)) {
-		reply(fd, "denied", 0, "You (%s) are not allowed to use this "
-		    "program (ctab)", caller);
-		log_info("(%s) AUTH (crontab command not allowed)", caller);
-		goto done;
-	}
 	if (getpwnam(user) == NULL) {
 		reply(fd, "invalid", 0, "user %s unknown", user);
+		goto done;
+	}
+	/*
+	 * cron.allow and cron.deny judge the table's owner, as Debian's
+	 * crontab does.  Root may still list or remove the table of a
+	 * user they shut out, but neither edit nor install one.
+	 */
+	reading = strcmp(req.tm_word, "get") == 0 ||
+	    strcmp(req.tm_word, "open") == 0;
+	if (!tab_allowed(user, ts->ts_allow, ts->ts_deny) &&
+	    (cred.uid != 0 || (strcmp(req.tm_word, "get") != 0 &&
+	    strcmp(req.tm_word, "del") != 0))) {
+		reply(fd, "refused", 0, "%s may not use crontab (cron.allow, "
+		    "cron.deny)", user);
+		if (cred.uid != 0)
+			log_info("(%s) AUTH (crontab command not allowed)",
+			    caller);
 		goto done;
 	}
 	if (st == NULL) {
@@ -285,8 +296,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	}
 
 	/* Reading and removing need the table as it stands. */
-	if (strcmp(req.tm_word, "get") == 0 ||
-	    strcmp(req.tm_word, "del") == 0) {
+	if (reading || strcmp(req.tm_word, "del") == 0) {
 		if (store_table_get(st, user, &text, &version, &se) == -1) {
 			STORE_REPLY(fd, &se);
 			goto done;
@@ -296,7 +306,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 			goto done;
 		}
 	}
-	if (strcmp(req.tm_word, "get") == 0) {
+	if (reading) {
 		tab_set(&cur, "ok", user, version, NULL);
 		cur.tm_body = text;
 		cur.tm_bodylen = strlen(text);
