@@ -53,6 +53,7 @@ struct dconf {
 	char		*c_rebootfile;
 	char		*c_sendmail;
 	char		*c_socket;	/* ctab's, "" for none */
+	char		*c_copydir;	/* users' copies, "" for none */
 	char		*c_allow;	/* cron.allow */
 	char		*c_deny;	/* cron.deny */
 	int64_t		 c_shutdown_ms;

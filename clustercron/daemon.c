@@ -541,7 +541,7 @@ daemon_main(int argc, char **argv)
 		if (tabsrv_open(D.d_conf.c_socket,
 		    *D.d_conf.c_allow != '\0' ? D.d_conf.c_allow : NULL,
 		    *D.d_conf.c_deny != '\0' ? D.d_conf.c_deny : NULL,
-		    &D.d_tabsrv, errbuf,
+		    D.d_conf.c_copydir, &D.d_tabsrv, errbuf,
 		    sizeof(errbuf)) == -1)
 			warnx("%s: ctab cannot reach this daemon", errbuf);
 	}

@@ -32,7 +32,7 @@ enum {
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
-	K_SPREADING, K_COUNT
+	K_SPREADING, K_COPIES, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -80,6 +80,8 @@ static const struct conf_key keys[K_COUNT] = {
 	    "2s" },
 	[K_METRICS] = { "metrics-file", CONF_STRING, 0, 0, 0, NULL },
 	[K_SPREADING] = { "load-spreading", CONF_BOOL, 0, 0, 1, "yes" },
+	/* The users' copies of their tables, for ctab -l (tabsrv.c). */
+	[K_COPIES] = { "ctab-copy-dir", CONF_STRING, 0, 0, 0, NULL },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -147,6 +149,7 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		conf_take(cf, K_PIDFILE, &c->c_pidfile, dflt_pid);
 		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
 		conf_take(cf, K_SOCKET, &c->c_socket, PATH_CTAB_SOCKET);
+		conf_take(cf, K_COPIES, &c->c_copydir, PATH_CTAB_COPIES);
 	} else {
 		xasprintf(&dflt_store, "sqlite:%s/clustercron.db", home);
 		xasprintf(&dflt_pid, "%s/clustercron.pid", home);
@@ -157,6 +160,9 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		free(dflt_boot);
 		xasprintf(&dflt_boot, "%s/clustercron.sock", home);
 		conf_take(cf, K_SOCKET, &c->c_socket, dflt_boot);
+		free(dflt_boot);
+		xasprintf(&dflt_boot, "%s/tables", home);
+		conf_take(cf, K_COPIES, &c->c_copydir, dflt_boot);
 		free(dflt_store);
 		free(dflt_pid);
 		free(dflt_boot);
@@ -232,6 +238,7 @@ dconf_free(struct dconf *c)
 	free(c->c_rebootfile);
 	free(c->c_sendmail);
 	free(c->c_socket);
+	free(c->c_copydir);
 	free(c->c_allow);
 	free(c->c_deny);
 	free(c->c_metrics_file);

@@ -59,6 +59,7 @@
 #include "common.h"
 #include "daemon.h"
 #include "store.h"
+#include "tabsrv.h"
 
 #define TABLE_MAX	(64 * 1024 * 1024)
 #define DEBOUNCE_MS	100
@@ -681,6 +682,7 @@ scan_source(enum src s, int force)
 			store_failed("reading the stored tables", &se);
 			break;
 		}
+		tabsrv_copies(D.d_tabsrv, st, n);	/* for ctab -l */
 		RB_FOREACH(tb, tables, &D.d_tables)
 			if (tb->tb_kind == TB_STORE)
 				tb->tb_seen = 0;

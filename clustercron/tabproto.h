@@ -12,11 +12,14 @@
  *
  *	word \n user \n version \n message \n body
  *
- * Requests use the words get, put and del; replies ok, none, conflict,
- * denied, invalid and error.  user is the table's owner (empty: the
- * caller), version the table version a put or del expects (0: there is
- * none) or a reply's current version, message one line of text for
- * people, body the table's text.
+ * Requests use the words get, open (a get for an edit, which must be
+ * allowed to install afterwards), put and del; replies ok, none,
+ * conflict, denied, refused (cron.allow or cron.deny forbids the
+ * owner's table; ctab words that itself, as crontab(1) does), invalid
+ * and error.  user is the table's owner (empty: the caller), version
+ * the table version a put or del expects (0: there is none) or a
+ * reply's current version, message one line of text for people, body
+ * the table's text.
  */
 
 #ifndef TABPROTO_H

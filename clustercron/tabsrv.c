@@ -9,13 +9,21 @@
  * tables are bounded in size and must parse.  Tables are kept in the
  * store, which commits them before the reply, so a table that ctab
  * reports installed is on every node's next look.
+ *
+ * The daemon also keeps a copy of each user's stored table on local
+ * disk, readable by that user alone, so that ctab -l can still show it
+ * while the daemon is down (tabsrv_copies()).
  */
 
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/tree.h>
 #include <sys/un.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,22 +37,53 @@
 #include "tabproto.h"
 #include "tabsrv.h"
 
+/* A copy written, by owner: its table's version. */
+struct tabcopy {
+	RB_ENTRY(tabcopy)	 tc_entry;
+	char			*tc_owner;
+	int64_t			 tc_version;
+	int			 tc_seen;
+};
+RB_HEAD(tabcopies, tabcopy);
+
 struct tabsrv {
 	int		 ts_fd;
 	char		*ts_path;
 	const char	*ts_allow;
 	const char	*ts_deny;
 	uid_t		 ts_uid;
+	char		*ts_copydir;	/* NULL: no copies kept */
+	struct tabcopies ts_copies;
+	int		 ts_swept;	/* stale copies looked for */
+	int		 ts_copywarned;	/* a failure said once */
 };
 
 static int	 listed(const char *, const char *);
 static void	 reply(int, const char *, int64_t, const char *, ...)
 		    __attribute__((__format__ (printf, 4, 5)));
 static int	 handle(struct tabsrv *, int, struct store *, char *, size_t);
+static int	 tabcopy_cmp(const struct tabcopy *, const struct tabcopy *);
+static void	 copy_warn(struct tabsrv *, const char *, ...)
+		    __attribute__((__format__ (printf, 2, 3)));
+static int	 copy_mkdirs(const char *, mode_t, mode_t);
+static int	 copy_dir(struct tabsrv *);
+static int	 copy_name_ok(const char *);
+static int	 copy_write(struct tabsrv *, int, const char *, const char *);
+static void	 copy_remove(struct tabsrv *, int, const char *);
+static void	 copy_sweep(struct tabsrv *, int);
+
+RB_PROTOTYPE(tabcopies, tabcopy, tc_entry, tabcopy_cmp);
+RB_GENERATE(tabcopies, tabcopy, tc_entry, tabcopy_cmp);
+
+static int
+tabcopy_cmp(const struct tabcopy *a, const struct tabcopy *b)
+{
+	return (strcmp(a->tc_owner, b->tc_owner));
+}
 
 int
 tabsrv_open(const char *path, const char *allow, const char *deny,
-    struct tabsrv **out, char *errbuf, size_t errlen)
+    const char *copydir, struct tabsrv **out, char *errbuf, size_t errlen)
 {
 	struct sockaddr_un	 sun;
 	struct tabsrv		*ts;
@@ -57,11 +96,16 @@ tabsrv_open(const char *path, const char *allow, const char *deny,
 		return (-1);
 	}
 	if ((ts = calloc(1, sizeof(*ts))) == NULL ||
-	    (ts->ts_path = strdup(path)) == NULL) {
+	    (ts->ts_path = strdup(path)) == NULL ||
+	    (copydir != NULL && *copydir != '\0' &&
+	    (ts->ts_copydir = strdup(copydir)) == NULL)) {
 		snprintf(errbuf, errlen, "%s", strerror(errno));
+		if (ts != NULL)
+			free(ts->ts_path);
 		free(ts);
 		return (-1);
 	}
+	RB_INIT(&ts->ts_copies);
 	ts->ts_allow = allow;
 	ts->ts_deny = deny;
 	ts->ts_uid = geteuid();
@@ -97,6 +141,7 @@ tabsrv_open(const char *path, const char *allow, const char *deny,
 	*out = ts;
 	return (0);
 fail:
+	free(ts->ts_copydir);
 	free(ts->ts_path);
 	free(ts);
 	return (-1);
@@ -105,10 +150,18 @@ fail:
 void
 tabsrv_close(struct tabsrv *ts)
 {
+	struct tabcopy	*tc, *next;
+
 	if (ts == NULL)
 		return;
 	close(ts->ts_fd);
 	unlink(ts->ts_path);
+	RB_FOREACH_SAFE(tc, tabcopies, &ts->ts_copies, next) {
+		RB_REMOVE(tabcopies, &ts->ts_copies, tc);
+		free(tc->tc_owner);
+		free(tc);
+	}
+	free(ts->ts_copydir);
 	free(ts->ts_path);
 	free(ts);
 }
@@ -187,7 +240,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	const char		*user;
 	int64_t			 version, newv;
 	size_t			 i;
-	int			 rv = 0;
+	int			 reading, rv = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == -1)
 		return (0);
@@ -215,14 +268,25 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		    "keeps only that user's table", (unsigned long)ts->ts_uid);
 		goto done;
 	}
-	if (!tab_allowed(caller, ts->ts_allow, ts->ts_deny)) {
-		reply(fd, "denied", 0, "You (%s) are not allowed to use this "
-		    "program (ctab)", caller);
-		log_info("(%s) AUTH (crontab command not allowed)", caller);
-		goto done;
-	}
 	if (getpwnam(user) == NULL) {
 		reply(fd, "invalid", 0, "user %s unknown", user);
+		goto done;
+	}
+	/*
+	 * cron.allow and cron.deny judge the table's owner, as Debian's
+	 * crontab does.  Root may still list or remove the table of a
+	 * user they shut out, but neither edit nor install one.
+	 */
+	reading = strcmp(req.tm_word, "get") == 0 ||
+	    strcmp(req.tm_word, "open") == 0;
+	if (!tab_allowed(user, ts->ts_allow, ts->ts_deny) &&
+	    (cred.uid != 0 || (strcmp(req.tm_word, "get") != 0 &&
+	    strcmp(req.tm_word, "del") != 0))) {
+		reply(fd, "refused", 0, "%s may not use crontab (cron.allow, "
+		    "cron.deny)", user);
+		if (cred.uid != 0)
+			log_info("(%s) AUTH (crontab command not allowed)",
+			    caller);
 		goto done;
 	}
 	if (st == NULL) {
@@ -232,8 +296,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	}
 
 	/* Reading and removing need the table as it stands. */
-	if (strcmp(req.tm_word, "get") == 0 ||
-	    strcmp(req.tm_word, "del") == 0) {
+	if (reading || strcmp(req.tm_word, "del") == 0) {
 		if (store_table_get(st, user, &text, &version, &se) == -1) {
 			STORE_REPLY(fd, &se);
 			goto done;
@@ -243,7 +306,7 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 			goto done;
 		}
 	}
-	if (strcmp(req.tm_word, "get") == 0) {
+	if (reading) {
 		tab_set(&cur, "ok", user, version, NULL);
 		cur.tm_body = text;
 		cur.tm_bodylen = strlen(text);
@@ -316,4 +379,252 @@ tabsrv_serve(struct tabsrv *ts, struct store *st, char *changed,
 	rv = handle(ts, fd, st, changed, changedlen);
 	close(fd);
 	return (rv);
+}
+
+/*
+ * The local copies of the stored tables.
+ *
+ * ctab -l must still show a user's table while the daemon is down, so
+ * the daemon keeps, for each stored table it reads, a copy in a
+ * directory of this machine (ctab-copy-dir).  The copies are the
+ * users' data, so each is readable by its owner alone: the file
+ * belongs to the user, mode 0400.  The directory belongs to the
+ * daemon's user and nobody else may write to it; as root it is mode
+ * 0711, so a user can open their own copy by name but neither list
+ * the others nor add, rename or link anything there.  Only the daemon
+ * writes in it, and only through a descriptor of the directory
+ * checked when opened (no symbolic link followed): a copy is written
+ * under a temporary name, which no user name can take since those
+ * never begin with a dot, handed to its owner by descriptor and
+ * renamed into place, so a reader sees the old copy or the new one,
+ * never half of one.  A table removed from the store removes its copy.
+ */
+
+static void
+copy_warn(struct tabsrv *ts, const char *fmt, ...)
+{
+	char	 msg[512];
+	va_list	 ap;
+
+	if (ts->ts_copywarned)
+		return;
+	ts->ts_copywarned = 1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warnx("%s (the copies ctab -l shows while the daemon is down)",
+	    msg);
+}
+
+/* mkdir -p: the parents with pmode, the last with mode. */
+static int
+copy_mkdirs(const char *path, mode_t pmode, mode_t mode)
+{
+	char	 buf[PATH_MAX], *p;
+
+	if (strlcpy(buf, path, sizeof(buf)) >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(buf, pmode) == -1 && errno != EEXIST)
+			return (-1);
+		*p = '/';
+	}
+	if (mkdir(buf, mode) == -1 && errno != EEXIST)
+		return (-1);
+	return (0);
+}
+
+/*
+ * The copies' directory, made if missing, opened and checked.  Returns
+ * a descriptor, or -1 (said once).
+ */
+static int
+copy_dir(struct tabsrv *ts)
+{
+	struct stat	 sb;
+	mode_t		 want = ts->ts_uid == 0 ? 0711 : 0700;
+	int		 fd;
+
+	fd = open(ts->ts_copydir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT) {
+		if (copy_mkdirs(ts->ts_copydir, ts->ts_uid == 0 ? 0755 : 0700,
+		    want) == -1) {
+			copy_warn(ts, "%s: %s", ts->ts_copydir,
+			    strerror(errno));
+			return (-1);
+		}
+		fd = open(ts->ts_copydir, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd == -1) {
+		copy_warn(ts, "%s: %s", ts->ts_copydir, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &sb) == -1 || sb.st_uid != ts->ts_uid ||
+	    (sb.st_mode & 022) != 0) {
+		copy_warn(ts, "%s: not a directory of uid %lu that only it "
+		    "may write to", ts->ts_copydir, (unsigned long)ts->ts_uid);
+		close(fd);
+		return (-1);
+	}
+	if ((sb.st_mode & 07777) != want && fchmod(fd, want) == -1) {
+		copy_warn(ts, "%s: chmod: %s", ts->ts_copydir,
+		    strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/* A user name that is safe as a file name in the directory. */
+static int
+copy_name_ok(const char *name)
+{
+	return (*name != '\0' && *name != '.' && strchr(name, '/') == NULL &&
+	    strlen(name) < NAME_MAX - 8);
+}
+
+/*
+ * Write owner's copy: 0, 1 when the owner has no account here (nobody
+ * could read it), -1 when it failed (said once).
+ */
+static int
+copy_write(struct tabsrv *ts, int dfd, const char *owner, const char *text)
+{
+	struct passwd	*pw;
+	char		 tmp[NAME_MAX + 1];
+	size_t		 len, off = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((pw = getpwnam(owner)) == NULL)
+		return (1);
+	snprintf(tmp, sizeof(tmp), ".%s.new", owner);
+	if (unlinkat(dfd, tmp, 0) == -1 && errno != ENOENT)
+		goto fail;
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1)
+		goto fail;
+	for (len = strlen(text); off < len; off += (size_t)n) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			break;
+		}
+	}
+	if (off < len || fsync(fd) == -1 ||
+	    (ts->ts_uid == 0 && fchown(fd, pw->pw_uid, pw->pw_gid) == -1) ||
+	    fchmod(fd, 0400) == -1) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		goto fail;
+	}
+	if (close(fd) == -1 || renameat(dfd, tmp, dfd, owner) == -1) {
+		unlinkat(dfd, tmp, 0);
+		goto fail;
+	}
+	return (0);
+fail:
+	copy_warn(ts, "%s/%s: %s", ts->ts_copydir, owner, strerror(errno));
+	return (-1);
+}
+
+static void
+copy_remove(struct tabsrv *ts, int dfd, const char *owner)
+{
+	if (unlinkat(dfd, owner, 0) == -1 && errno != ENOENT)
+		copy_warn(ts, "%s/%s: %s", ts->ts_copydir, owner,
+		    strerror(errno));
+}
+
+/*
+ * Once per run of the daemon: a copy whose table went from the store
+ * while it was down, and a temporary file a crash left, go.
+ */
+static void
+copy_sweep(struct tabsrv *ts, int dfd)
+{
+	struct tabcopy	 key;
+	struct dirent	*de;
+	DIR		*dp;
+	int		 fd;
+
+	if ((fd = dup(dfd)) == -1 || (dp = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		key.tc_owner = de->d_name;
+		if (*de->d_name == '.' ||
+		    RB_FIND(tabcopies, &ts->ts_copies, &key) == NULL)
+			copy_remove(ts, dfd, de->d_name);
+	}
+	closedir(dp);
+	ts->ts_swept = 1;
+}
+
+void
+tabsrv_copies(struct tabsrv *ts, const struct store_table *tables,
+    size_t n)
+{
+	struct tabcopy	*tc, *next, key;
+	struct passwd	*pw;
+	size_t		 i;
+	int		 dfd, rv, failed = 0;
+
+	if (ts == NULL || ts->ts_copydir == NULL ||
+	    (dfd = copy_dir(ts)) == -1)
+		return;
+	RB_FOREACH(tc, tabcopies, &ts->ts_copies)
+		tc->tc_seen = 0;
+	for (i = 0; i < n; i++) {
+		if (!copy_name_ok(tables[i].t_owner))
+			continue;
+		/* A daemon of one user keeps that user's copy only. */
+		if (ts->ts_uid != 0 &&
+		    ((pw = getpwnam(tables[i].t_owner)) == NULL ||
+		    pw->pw_uid != ts->ts_uid))
+			continue;
+		key.tc_owner = tables[i].t_owner;
+		if ((tc = RB_FIND(tabcopies, &ts->ts_copies, &key)) != NULL &&
+		    tc->tc_version == tables[i].t_version) {
+			tc->tc_seen = 1;
+			continue;
+		}
+		if ((rv = copy_write(ts, dfd, tables[i].t_owner,
+		    tables[i].t_text)) != 0) {
+			failed |= rv == -1;
+			continue;	/* an old copy, if any, goes below */
+		}
+		if (tc == NULL) {
+			tc = xcalloc(1, sizeof(*tc));
+			tc->tc_owner = xstrdup(tables[i].t_owner);
+			RB_INSERT(tabcopies, &ts->ts_copies, tc);
+		}
+		tc->tc_version = tables[i].t_version;
+		tc->tc_seen = 1;
+	}
+	RB_FOREACH_SAFE(tc, tabcopies, &ts->ts_copies, next) {
+		if (tc->tc_seen)
+			continue;
+		copy_remove(ts, dfd, tc->tc_owner);
+		RB_REMOVE(tabcopies, &ts->ts_copies, tc);
+		free(tc->tc_owner);
+		free(tc);
+	}
+	if (!ts->ts_swept)
+		copy_sweep(ts, dfd);
+	close(dfd);
+	if (!failed)
+		ts->ts_copywarned = 0;
 }

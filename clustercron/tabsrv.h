@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct store;
+struct store_table;
 struct tabsrv;
 
 /*
@@ -20,10 +21,12 @@ struct tabsrv;
  * one), open to every local user: who may do what is decided per
  * request from the caller's uid.  allow and deny are the cron.allow and
  * cron.deny files (borrowed; they must outlive the server; NULL: none).
- * A daemon not running as root serves only its own user.  Returns 0
- * and *out, or -1 with a message in errbuf and *out NULL.
+ * copydir is where tabsrv_copies() keeps the users' copies (copied;
+ * NULL or "": none kept).  A daemon not running as root serves only its
+ * own user.  Returns 0 and *out, or -1 with a message in errbuf and
+ * *out NULL.
  */
-int	 tabsrv_open(const char *, const char *, const char *,
+int	 tabsrv_open(const char *, const char *, const char *, const char *,
 	    struct tabsrv **, char *, size_t);
 void	 tabsrv_close(struct tabsrv *);
 /* The listening descriptor, for the daemon's poll set. */
@@ -35,6 +38,17 @@ int	 tabsrv_fd(const struct tabsrv *);
  * table was replaced or removed, 0 otherwise.
  */
 int	 tabsrv_serve(struct tabsrv *, struct store *, char *, size_t);
+
+/*
+ * tabsrv_copies() brings the local copies up to date with the stored
+ * tables (all of them, as store_tables_list() gives them; borrowed): a
+ * copy for each owner with an account here (only the daemon's own user
+ * when it does not run as root), written when its version changed,
+ * owned by that user and readable by them alone; the copy of a table no
+ * longer stored is removed.  ctab -l shows a copy while the daemon is
+ * down.  Failures are logged, once until they clear.  ts may be NULL.
+ */
+void	 tabsrv_copies(struct tabsrv *, const struct store_table *, size_t);
 
 /*
  * tab_allowed() applies cron.allow and cron.deny as crontab(1) does:

@@ -7,18 +7,28 @@
  * which knows the caller from the kernel (see tabproto.h).  ctab runs
  * with the caller's own privileges, so the editor and the temporary
  * file are simply the user's.
+ *
+ * The package installs ctab as crontab(1) too, so it answers as
+ * Debian's crontab does: the same options, the same messages with the
+ * same prefixes (the program's name where crontab puts it, none where
+ * it puts none), the same questions on the standard output and the
+ * same exit statuses, so that scripts and people who know crontab are
+ * not surprised.  Messages about what crontab has no notion of (the
+ * daemon, the store, a change made meanwhile on another node) carry the
+ * program's name.
  */
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,35 +40,129 @@
 #include "pathnames.h"
 #include "tabproto.h"
 
-#define DEFAULT_EDITOR	"vi"
+/* What call() and fetch() return when no daemon listens. */
+#define DOWN		(-2)
 
-static void	 usage(void) __attribute__((__noreturn__));
+enum op {
+	OP_NONE, OP_REPLACE, OP_LIST, OP_DELETE, OP_EDIT, OP_CHECK, OP_HELP
+};
+
+static void	 usage(const char *) __attribute__((__noreturn__));
+static void	 help(void);
+static void	 say_down(void);
+static void	 say_refused(const char *);
 static int	 call(const struct tabmsg *, struct tabmsg *);
-static int	 fetch(const char *, char **, int64_t *);
+static int	 fetch(const char *, const char *, char **, int64_t *);
 static int	 put(const char *, const char *, size_t, int64_t);
-static int	 ask(const char *, ...)
-		    __attribute__((__format__ (printf, 1, 2)));
+static int	 yes_no(const char *, const char *, int);
+static int	 check_table(const char *, const char *, size_t);
 static int	 edit(const char *);
-static int	 install(const char *, const char *);
+static int	 install(const char *, const char *, int);
 static int	 list(const char *);
+static int	 list_copy(const char *);
 static int	 remove_table(const char *, int);
-static int	 run_editor(const char *);
+static int	 run_editor(const char *, const char *);
+static const char *editor_name(void);
 static char	*read_table(const char *, size_t *);
 
+static const char *prog;
 static const char *sockpath;
 
+/*
+ * What -e starts from when the user has no table yet: comments only,
+ * so that leaving it as it is installs nothing.
+ */
+static const char template[] =
+    "# Your table of jobs, run by clustercron on the nodes of this cluster.\n"
+    "#\n"
+    "# A job is one line: when to run it, in five fields, then the\n"
+    "# command, which /bin/sh runs as you, from your home directory:\n"
+    "#\n"
+    "#   minute        0-59\n"
+    "#   hour          0-23\n"
+    "#   day of month  1-31\n"
+    "#   month         1-12 or jan-dec\n"
+    "#   day of week   0-7 or sun-sat (0 and 7 are both Sunday)\n"
+    "#\n"
+    "# A field may be * (any value), a list (1,15), a range (1-5) or a\n"
+    "# step (*/10); @daily, @hourly and their kin stand for all five.\n"
+    "# Times are those of the daemon's clock and zone; a line CRON_TZ=zone\n"
+    "# sets another zone for the jobs below it.\n"
+    "#\n"
+    "# What a job writes, errors included, is mailed to you unless the\n"
+    "# command sends it elsewhere; MAILTO=address mails someone else and\n"
+    "# MAILTO=\"\" nobody.\n"
+    "#\n"
+    "# For instance, to archive your documents at 5:30 every Monday:\n"
+    "# 30 5 * * mon tar -czf $HOME/documents.tgz $HOME/documents\n"
+    "#\n"
+    "# Each run happens on one node of the cluster.  More in ctab(5).\n"
+    "#\n"
+    "# m  h  dom mon dow  command\n";
+
 static void
-usage(void)
+usage(const char *msg)
 {
-	fprintf(stderr,
-	    "usage: %s [-u user] file\n"
-	    "       %s [-u user] -e | -l | -r [-i]\n"
-	    "       %s -T [-s] file\n",
-	    getprogname(), getprogname(), getprogname());
+	if (msg != NULL)
+		fprintf(stderr, "%s: usage error: %s\n", prog, msg);
+	help();
 	exit(1);
 }
 
-/* One request to the daemon and its reply; -1 when it cannot be had. */
+static void
+help(void)
+{
+	fprintf(stderr,
+	    "usage:\t%s [-u user] [-n] file\n"
+	    "\t%s [-u user] [-i] {-e | -l | -r}\n"
+	    "\t%s -T [-s] file\n"
+	    "\t%s -V | -h\n"
+	    "\n"
+	    "\tfile\t(install file, - or nothing for the standard input)\n"
+	    "\t-n\t(dry run: check file, install nothing)\n"
+	    "\t-u user\t(work on user's table; only root may name another)\n"
+	    "\t-e\t(edit the table)\n"
+	    "\t-l\t(list the table)\n"
+	    "\t-r\t(remove the table)\n"
+	    "\t-i\t(with -r, ask first)\n"
+	    "\t-T\t(check file, reporting every error and warning)\n"
+	    "\t-s\t(with -T, file is a system table, with a user field)\n"
+	    "\t-V\t(print the version)\n"
+	    "\t-h\t(print this help)\n",
+	    prog, prog, prog, prog);
+}
+
+/*
+ * No daemon listens on the socket.  Say so in one line, with the way to
+ * start it on this machine: through systemd where it runs, else the
+ * init script.
+ */
+static void
+say_down(void)
+{
+	fprintf(stderr, "%s: clustercron is not running (nothing answers at "
+	    "%s); start it with: %s\n", prog, sockpath,
+	    access("/run/systemd/system", F_OK) == 0 ?
+	    "systemctl start clustercron" : "/etc/init.d/clustercron start");
+}
+
+/* cron.allow or cron.deny refused user's table: crontab's words. */
+static void
+say_refused(const char *user)
+{
+	if (getuid() != 0) {
+		fprintf(stderr, "You (%s) are not allowed to use this program "
+		    "(%s)\n", user, prog);
+		fprintf(stderr, "See %s(1) for more information\n", prog);
+	} else
+		fprintf(stderr, "The user %s cannot use this program (%s)\n",
+		    user, prog);
+}
+
+/*
+ * One request to the daemon and its reply: 0, DOWN when no daemon
+ * listens (not said), -1 on another failure (said).
+ */
 static int
 call(const struct tabmsg *req, struct tabmsg *rep)
 {
@@ -74,9 +178,10 @@ call(const struct tabmsg *req, struct tabmsg *rep)
 		return (-1);
 	}
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		warn("cannot reach the clustercron daemon at %s (is it "
-		    "running?)", sockpath);
 		close(fd);
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			return (DOWN);
+		warn("cannot reach the clustercron daemon at %s", sockpath);
 		return (-1);
 	}
 	if (tab_send(fd, req, TAB_CLIENT_MS) == -1 ||
@@ -90,18 +195,20 @@ call(const struct tabmsg *req, struct tabmsg *rep)
 }
 
 /*
- * The user's table and its version: 1 with the text, 0 when there is
- * none (*text NULL), -1 on failure (said).
+ * The user's table and its version, asked for with word (get, or open
+ * for an edit): 1 with the text, 0 when there is none (*text NULL),
+ * DOWN when no daemon listens (not said), -1 on another failure (said).
  */
 static int
-fetch(const char *user, char **text, int64_t *version)
+fetch(const char *user, const char *word, char **text, int64_t *version)
 {
 	struct tabmsg	 req, rep;
+	int		 rv;
 
 	*text = NULL;
-	tab_set(&req, "get", user, 0, NULL);
-	if (call(&req, &rep) == -1)
-		return (-1);
+	tab_set(&req, word, user, 0, NULL);
+	if ((rv = call(&req, &rep)) != 0)
+		return (rv);
 	*version = rep.tm_version;
 	if (strcmp(rep.tm_word, "ok") == 0) {
 		*text = rep.tm_body != NULL ? rep.tm_body : xstrdup("");
@@ -110,7 +217,10 @@ fetch(const char *user, char **text, int64_t *version)
 	tab_clear(&rep);
 	if (strcmp(rep.tm_word, "none") == 0)
 		return (0);
-	warnx("%s", rep.tm_msg);
+	if (strcmp(rep.tm_word, "refused") == 0)
+		say_refused(user);
+	else
+		warnx("%s", rep.tm_msg);
 	return (-1);
 }
 
@@ -124,56 +234,87 @@ put(const char *user, const char *text, size_t len, int64_t version)
 	tab_set(&req, "put", user, version, NULL);
 	req.tm_body = (char *)text;
 	req.tm_bodylen = len;
-	if (call(&req, &rep) == -1)
+	if ((rv = call(&req, &rep)) != 0) {
+		if (rv == DOWN)
+			say_down();
 		return (-1);
+	}
 	if (strcmp(rep.tm_word, "ok") == 0)
 		rv = 0;
 	else if (strcmp(rep.tm_word, "conflict") == 0) {
 		warnx("the table was changed by someone else meanwhile");
 		rv = 2;
 	} else {
-		warnx("%s", rep.tm_msg);
+		if (strcmp(rep.tm_word, "refused") == 0)
+			say_refused(user);
+		else
+			warnx("%s", rep.tm_msg);
 		rv = -1;
 	}
 	tab_clear(&rep);
 	return (rv);
 }
 
-/* Ask a yes/no question on the terminal or standard input. */
+/*
+ * A y or n answer on the standard input, as crontab reads it: the
+ * question goes to the standard output, any other answer gets nag on
+ * the standard error and another read (with the question again when
+ * again is set).  The end of the input answers no.
+ */
 static int
-ask(const char *fmt, ...)
+yes_no(const char *question, const char *nag, int again)
 {
-	va_list	 ap;
-	char	 line[64];
+	char	 line[128];
+	int	 ch;
 
+	fputs(question, stdout);
+	fflush(stdout);
 	for (;;) {
-		fprintf(stderr, "%s: ", getprogname());
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fprintf(stderr, " (y/n) ");
-		fflush(stderr);
-		if (fgets(line, sizeof(line), stdin) == NULL) {
-			fputc('\n', stderr);
+		if (fgets(line, sizeof(line), stdin) == NULL)
 			return (0);
-		}
-		if (line[0] == 'y' || line[0] == 'Y')
+		if (strchr(line, '\n') == NULL)
+			while ((ch = getchar()) != EOF && ch != '\n')
+				;
+		switch (tolower((unsigned char)line[0])) {
+		case 'y':
 			return (1);
-		if (line[0] == 'n' || line[0] == 'N')
+		case 'n':
 			return (0);
+		default:
+			fputs(nag, stderr);
+			if (again) {
+				fputs(question, stdout);
+				fflush(stdout);
+			}
+		}
 	}
 }
 
+/*
+ * Read a table from file, or from the standard input for "-".  A
+ * file must be a regular one.  Returns the text or NULL (said).
+ */
 static char *
 read_table(const char *file, size_t *len)
 {
-	char	*buf;
-	int	 rv;
+	struct stat	 sb;
+	char		*buf;
+	int		 fd = STDIN_FILENO, rv;
 
-	if (strcmp(file, "-") == 0)
-		rv = file_read_fd(STDIN_FILENO, CTAB_MAXBYTES, &buf, len);
-	else
-		rv = file_read(file, CTAB_MAXBYTES, &buf, len);
+	if (strcmp(file, "-") != 0) {
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC)) == -1) {
+			fprintf(stderr, "%s: %s\n", file, strerror(errno));
+			return (NULL);
+		}
+		if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+			fprintf(stderr, "%s: Not a regular file.\n", file);
+			close(fd);
+			return (NULL);
+		}
+	}
+	rv = file_read_fd(fd, CTAB_MAXBYTES, &buf, len);
+	if (fd != STDIN_FILENO)
+		close(fd);
 	if (rv == -1) {
 		if (errno == EFBIG)
 			warnx("%s: table is larger than %d bytes", file,
@@ -185,6 +326,30 @@ read_table(const char *file, size_t *len)
 	return (buf);
 }
 
+/*
+ * May this text be installed?  Every finding is listed, then crontab's
+ * verdict on its own line.  0 when it may, -1 when not.
+ */
+static int
+check_table(const char *name, const char *buf, size_t len)
+{
+	if (tab_count_lines(buf, len) > CTAB_MAXLINES) {
+		fprintf(stderr, "crontab is too long; maximum number of lines "
+		    "is %d.\n", CTAB_MAXLINES);
+		return (-1);
+	}
+	if (lint_table(name, buf, len, 0, clock_now()) > 0) {
+		fputs("errors in crontab file, can't install.\n", stderr);
+		return (-1);
+	}
+	if (len > 0 && buf[len - 1] != '\n') {
+		fputs("new crontab file is missing newline before EOF, can't "
+		    "install.\n", stderr);
+		return (-1);
+	}
+	return (0);
+}
+
 static int
 list(const char *user)
 {
@@ -192,7 +357,9 @@ list(const char *user)
 	int64_t	 version;
 	int	 rv;
 
-	if ((rv = fetch(user, &text, &version)) == -1)
+	if ((rv = fetch(user, "get", &text, &version)) == DOWN)
+		return (list_copy(user));
+	if (rv == -1)
 		return (1);
 	if (rv == 0) {
 		fprintf(stderr, "no crontab for %s\n", user);
@@ -207,26 +374,102 @@ list(const char *user)
 	return (0);
 }
 
+/*
+ * The daemon is down: show the copy of the table it keeps on this
+ * machine (tabsrv.c), saying that it may be stale.  The directory must
+ * be root's or the caller's and writable by nobody else; the copy must
+ * be a regular file belonging to the table's owner.
+ */
+static int
+list_copy(const char *user)
+{
+	struct passwd	*pw;
+	struct stat	 sb;
+	const char	*dir;
+	char		*text;
+	size_t		 len;
+	int		 dfd, fd;
+
+	if ((dir = getenv("CTAB_COPY_DIR")) == NULL || *dir == '\0')
+		dir = PATH_CTAB_COPIES;
+	if ((pw = getpwnam(user)) == NULL ||
+	    (dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		say_down();
+		return (1);
+	}
+	if (fstat(dfd, &sb) == -1 || (sb.st_uid != 0 &&
+	    sb.st_uid != getuid()) || (sb.st_mode & 022) != 0) {
+		warnx("%s: not a directory the daemon keeps: ignored", dir);
+		say_down();
+		close(dfd);
+		return (1);
+	}
+	fd = openat(dfd, user, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	close(dfd);
+	if (fd == -1 && errno == ENOENT) {
+		fprintf(stderr, "no crontab for %s\n", user);
+		fprintf(stderr, "%s: clustercron is not running: this comes "
+		    "from the copy kept on this machine, which may be stale\n",
+		    prog);
+		return (1);
+	}
+	if (fd == -1) {
+		warn("%s/%s", dir, user);
+		say_down();
+		return (1);
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != pw->pw_uid) {
+		warnx("%s/%s: not a copy the daemon made: ignored", dir, user);
+		say_down();
+		close(fd);
+		return (1);
+	}
+	if (file_read_fd(fd, TAB_MAXBYTES, &text, &len) == -1) {
+		warn("%s/%s", dir, user);
+		close(fd);
+		return (1);
+	}
+	close(fd);
+	fprintf(stderr, "%s: clustercron is not running: this comes from the "
+	    "copy kept on this machine, which may be stale\n", prog);
+	fwrite(text, 1, len, stdout);
+	free(text);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		warn("stdout");
+		return (1);
+	}
+	return (0);
+}
+
 static int
 remove_table(const char *user, int interactive)
 {
 	struct tabmsg	 req, rep;
-	char		*text;
+	char		*text, question[256];
 	int64_t		 version;
 	int		 rv;
 
-	if ((rv = fetch(user, &text, &version)) == -1)
+	if ((rv = fetch(user, "get", &text, &version)) == DOWN)
+		say_down();
+	if (rv < 0)
 		return (1);
 	free(text);
 	if (rv == 0) {
 		fprintf(stderr, "no crontab for %s\n", user);
 		return (1);
 	}
-	if (interactive && !ask("really delete %s's crontab?", user))
+	snprintf(question, sizeof(question),
+	    "%s: really delete %s's crontab? (y/n) ", prog, user);
+	if (interactive && !yes_no(question, "Please enter Y or N: ", 0))
 		return (0);
 	tab_set(&req, "del", user, version, NULL);
-	if (call(&req, &rep) == -1)
+	if ((rv = call(&req, &rep)) != 0) {
+		if (rv == DOWN)
+			say_down();
 		return (1);
+	}
 	rv = strcmp(rep.tm_word, "ok") == 0 ? 0 : 1;
 	if (rv != 0)
 		warnx("%s", strcmp(rep.tm_word, "conflict") == 0 ?
@@ -236,53 +479,85 @@ remove_table(const char *user, int interactive)
 	return (rv);
 }
 
+/*
+ * Install a file, or with dry only check it as crontab -n does, which
+ * needs no daemon.  As in crontab, the user's right to a table is
+ * checked before the table itself.
+ */
 static int
-install(const char *user, const char *file)
+install(const char *user, const char *file, int dry)
 {
-	char	*buf, *old;
-	size_t	 len;
-	int64_t	 version;
-	int	 rv;
+	const char	*name;
+	char		*buf, *old = NULL;
+	size_t		 len;
+	int64_t		 version = 0;
+	int		 rv;
 
 	if ((buf = read_table(file, &len)) == NULL)
 		return (1);
-	if (lint_table(strcmp(file, "-") == 0 ? "(standard input)" : file,
-	    buf, len, 0, clock_now()) > 0) {
-		warnx("errors in crontab file, can't install.");
+	name = strcmp(file, "-") == 0 ? "(standard input)" : file;
+	if (!dry && (rv = fetch(user, "open", &old, &version)) < 0) {
+		if (rv == DOWN)
+			say_down();
 		free(buf);
 		return (1);
 	}
-	if ((rv = fetch(user, &old, &version)) != -1) {
-		free(old);
-		rv = put(user, buf, len, version);
+	free(old);
+	if (check_table(name, buf, len) == -1) {
+		free(buf);
+		return (1);
 	}
+	if (dry) {
+		fputs("The syntax of the crontab file was successfully "
+		    "checked.\n", stderr);
+		free(buf);
+		return (0);
+	}
+	rv = put(user, buf, len, version);
 	free(buf);
 	return (rv == 0 ? 0 : 1);
+}
+
+/*
+ * The editor: VISUAL, else EDITOR, else Debian's choice of the user's
+ * editor where it is installed, else vi.
+ */
+static const char *
+editor_name(void)
+{
+	const char	*editor;
+
+	if ((editor = getenv("VISUAL")) != NULL && *editor != '\0')
+		return (editor);
+	if ((editor = getenv("EDITOR")) != NULL && *editor != '\0')
+		return (editor);
+	if (access("/usr/bin/sensible-editor", X_OK) == 0)
+		return ("/usr/bin/sensible-editor");
+	if (access("/usr/bin/editor", X_OK) == 0)
+		return ("/usr/bin/editor");
+	return ("vi");
 }
 
 /*
  * Run the editor on file as the user runs it: through the shell, so
  * that VISUAL or EDITOR may carry arguments, with the file as "$1".
  * ctab ignores the keyboard's signals meanwhile; they are the editor's.
- * Returns 0 when the editor exited 0.
+ * Returns 0 when the editor exited 0, else -1 (said).
  */
 static int
-run_editor(const char *file)
+run_editor(const char *editor, const char *file)
 {
-	struct sigaction	 ign, oint, oquit;
-	const char		*editor;
+	struct sigaction	 ign, oint, oquit, ohup;
 	char			*cmd;
 	pid_t			 pid;
 	int			 status;
 
-	if ((editor = getenv("VISUAL")) == NULL || *editor == '\0')
-		if ((editor = getenv("EDITOR")) == NULL || *editor == '\0')
-			editor = DEFAULT_EDITOR;
 	xasprintf(&cmd, "%s \"$1\"", editor);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ign, &oint);
 	sigaction(SIGQUIT, &ign, &oquit);
+	sigaction(SIGHUP, &ign, &ohup);
 	switch (pid = fork()) {
 	case -1:
 		warn("fork");
@@ -291,6 +566,7 @@ run_editor(const char *file)
 	case 0:
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		sigaction(SIGHUP, &ohup, NULL);
 		execl("/bin/sh", "sh", "-c", cmd, "sh", file, (char *)NULL);
 		warn("/bin/sh");
 		_exit(127);
@@ -304,165 +580,233 @@ run_editor(const char *file)
 	}
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
+	sigaction(SIGHUP, &ohup, NULL);
 	free(cmd);
 	if (status == -1)
 		return (-1);
 	if (WIFSIGNALED(status)) {
-		warnx("\"%s\" killed by signal %d", editor, WTERMSIG(status));
+		fprintf(stderr, "%s: \"%s\" killed; signal %d (%score "
+		    "dumped)\n", prog, editor, WTERMSIG(status),
+		    WCOREDUMP(status) ? "" : "no ");
 		return (-1);
 	}
 	if (WEXITSTATUS(status) != 0) {
-		warnx("\"%s\" exited with status %d", editor,
-		    WEXITSTATUS(status));
+		fprintf(stderr, "%s: \"%s\" exited with status %d\n", prog,
+		    editor, WEXITSTATUS(status));
 		return (-1);
 	}
 	return (0);
 }
 
 /*
- * Edit a private copy; install it only when it changed and parses, and
- * only over the version it was made from, so a concurrent change
- * elsewhere is never overwritten.  Whatever goes wrong, the installed
- * table stays as it was and the edits stay in the copy.
+ * Edit a private copy, in a directory of its own as crontab makes it
+ * (and named crontab, so that editors know the format); install it
+ * only when it changed and may be installed, and only over the version
+ * it was made from, so a concurrent change elsewhere is never
+ * overwritten.  As in crontab, an editor that fails abandons the edit,
+ * and a table with errors is offered for another edit; declined, the
+ * copy is left and named, and that is not a failure.
  */
 static int
 edit(const char *user)
 {
-	const char	*tmpdir;
-	char		 path[1024];
+	const char	*tmpdir, *editor;
+	char		 dir[1024], path[1100];
 	char		*old, *buf = NULL;
 	size_t		 oldlen, len;
-	int64_t		 version;
+	int64_t		 version = 0;
 	int		 fd, rv;
 
-	if ((rv = fetch(user, &old, &version)) == -1)
+	if ((rv = fetch(user, "open", &old, &version)) == DOWN)
+		say_down();
+	if (rv < 0)
 		return (1);
 	if (rv == 0) {
 		fprintf(stderr, "no crontab for %s - using an empty one\n",
 		    user);
-		old = xstrdup("");
+		old = xstrdup(template);
 	}
 	oldlen = strlen(old);
 	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/ctab.XXXXXX",
-	    tmpdir) >= sizeof(path))
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/crontab.XXXXXX",
+	    tmpdir) >= sizeof(dir))
 		errx(1, "TMPDIR too long");
-	if ((fd = mkstemp(path)) == -1)
-		err(1, "%s", path);
-	if (write(fd, old, oldlen) != (ssize_t)oldlen || close(fd) == -1) {
+	if (mkdtemp(dir) == NULL)
+		err(1, "%s", dir);
+	snprintf(path, sizeof(path), "%s/crontab", dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1 || write(fd, old, oldlen) != (ssize_t)oldlen ||
+	    close(fd) == -1) {
 		warn("%s", path);
-		unlink(path);
-		free(old);
-		return (1);
+		goto fail;
 	}
+	editor = editor_name();
 
 	for (;;) {
-		if (run_editor(path) == -1)
-			goto keep;
+		if (run_editor(editor, path) == -1)
+			goto fail;
 		free(buf);
 		if ((buf = read_table(path, &len)) == NULL)
-			goto keep;
+			goto fail;
 		if (len == oldlen && memcmp(buf, old, len) == 0) {
-			warnx("no changes made to crontab");
+			fputs("No modification made\n", stderr);
 			rv = 0;
 			goto out;
 		}
-		if (lint_table(path, buf, len, 0, clock_now()) == 0)
+		fprintf(stderr, "%s: installing new crontab\n", prog);
+		if (check_table(path, buf, len) == 0)
 			break;
-		if (!ask("Do you want to retry the same edit?"))
+		if (!yes_no("Do you want to retry the same edit? (y/n) ",
+		    "Enter Y or N\n", 1)) {
+			rv = 0;
 			goto keep;
+		}
 	}
-	warnx("installing new crontab");
 	if ((rv = put(user, buf, len, version)) == 0)
 		goto out;
+	rv = 1;
 keep:
-	warnx("edits left in %s", path);
+	fprintf(stderr, "%s: edits left in %s\n", prog, path);
 	free(old);
 	free(buf);
-	return (1);
+	return (rv);
+fail:
+	rv = 1;
 out:
 	unlink(path);
+	rmdir(dir);
 	free(old);
 	free(buf);
-	return (rv == 0 ? 0 : 1);
+	return (rv);
 }
 
 int
 main(int argc, char **argv)
 {
 	struct passwd	*pw;
-	const char	*user = NULL;
+	const char	*user = NULL, *file = NULL;
 	char		*buf, self[64];
 	size_t		 len;
-	int		 ch, check = 0, flags = 0, rv;
-	int		 eflag = 0, lflag = 0, rflag = 0, iflag = 0;
+	enum op		 op = OP_NONE;
+	int		 ch, dry = 0, iflag = 0, sflag = 0, rv;
 
-	while ((ch = getopt(argc, argv, "eilrsTu:")) != -1) {
+	prog = getprogname();
+	/* crontab with no argument at all reads the standard input. */
+	if (argc == 1) {
+		op = OP_REPLACE;
+		file = "-";
+		goto run;
+	}
+
+	while ((ch = getopt(argc, argv, "cehilnrsTu:Vx:")) != -1) {
 		switch (ch) {
 		case 'e':
-			eflag = 1;
+		case 'h':
+		case 'l':
+		case 'r':
+		case 'T':
+			if (op != OP_NONE)
+				usage("only one operation permitted");
+			op = ch == 'e' ? OP_EDIT : ch == 'h' ? OP_HELP :
+			    ch == 'l' ? OP_LIST : ch == 'r' ? OP_DELETE :
+			    OP_CHECK;
 			break;
 		case 'i':
 			iflag = 1;
 			break;
-		case 'l':
-			lflag = 1;
-			break;
-		case 'r':
-			rflag = 1;
+		case 'n':
+			dry = 1;
 			break;
 		case 's':
-			flags |= CRON_SYSTEM;
-			break;
-		case 'T':
-			check = 1;
+			sflag = 1;
 			break;
 		case 'u':
+			if ((pw = getpwnam(optarg)) == NULL) {
+				fprintf(stderr, "%s:  user `%s' unknown\n",
+				    prog, optarg);
+				return (1);
+			}
+			if (getuid() != 0 && getuid() != pw->pw_uid) {
+				fputs("must be privileged to use -u\n", stderr);
+				return (1);
+			}
 			user = optarg;
 			break;
+		case 'V':
+			puts(PACKAGE_STRING);
+			return (0);
+		case 'c':
+			fprintf(stderr, "%s: -c: there is no one host that "
+			    "runs the users' tables: every node runs them and "
+			    "each fire goes to one node; see clustercron "
+			    "status\n", prog);
+			return (1);
+		case 'x':
+			fprintf(stderr, "%s: -x: there are no debugging flags; "
+			    "the daemon's log shows what it does with tables "
+			    "(clustercron -d)\n", prog);
+			return (1);
 		default:
-			usage();
+			usage("unrecognized option");
 		}
 	}
 	argc -= optind;
 	argv += optind;
 
-	if (check) {
-		if (argc != 1 || eflag || lflag || rflag || iflag ||
-		    user != NULL)
-			usage();
-		if ((buf = read_table(argv[0], &len)) == NULL)
+	if (op == OP_NONE) {
+		if (argc == 0)
+			usage("file name must be specified for replace");
+		op = OP_REPLACE;
+	}
+	if (op == OP_REPLACE || op == OP_CHECK) {
+		if (argc == 0)
+			usage("file name or - must be specified for -T");
+		if (argc > 1)
+			usage("only one file may be given");
+		file = argv[0];
+	} else if (argc > 0)
+		usage("no arguments permitted after this option");
+	if (op == OP_HELP) {
+		help();
+		return (1);
+	}
+	if (sflag && op != OP_CHECK)
+		usage("-s goes with -T");
+	if (dry && op != OP_REPLACE)
+		usage("-n checks a file; it goes with no other operation");
+	if (op == OP_CHECK) {
+		if (user != NULL)
+			usage("cannot use -u with -T");
+		if ((buf = read_table(file, &len)) == NULL)
 			return (1);
-		rv = lint_table(strcmp(argv[0], "-") == 0 ?
-		    "(standard input)" : argv[0], buf, len, flags,
-		    clock_now()) == 0 ? 0 : 1;
+		rv = lint_table(strcmp(file, "-") == 0 ?
+		    "(standard input)" : file, buf, len,
+		    sflag ? CRON_SYSTEM : 0, clock_now()) == 0 ? 0 : 1;
 		free(buf);
 		return (rv);
 	}
-	if (flags != 0 || eflag + lflag + rflag > 1 ||
-	    (iflag && !rflag) || argc != (eflag + lflag + rflag ? 0 : 1))
-		usage();
 
-	if ((pw = getpwuid(getuid())) == NULL)
-		errx(1, "your uid %lu has no user name",
-		    (unsigned long)getuid());
+run:
+	if ((pw = getpwuid(getuid())) == NULL) {
+		fprintf(stderr, "%s: your UID isn't in the passwd file.\n"
+		    "bailing out.\n", prog);
+		return (1);
+	}
 	strlcpy(self, pw->pw_name, sizeof(self));
-	if (user != NULL) {
-		if (getuid() != 0 && strcmp(user, self) != 0)
-			errx(1, "must be privileged to use -u");
-		if (getpwnam(user) == NULL)
-			errx(1, "user %s unknown", user);
-	} else
+	if (user == NULL)
 		user = self;
 	if ((sockpath = getenv("CTAB_SOCKET")) == NULL || *sockpath == '\0')
 		sockpath = PATH_CTAB_SOCKET;
 
-	if (lflag)
+	switch (op) {
+	case OP_LIST:
 		return (list(user));
-	if (rflag)
+	case OP_DELETE:
 		return (remove_table(user, iflag));
-	if (eflag)
+	case OP_EDIT:
 		return (edit(user));
-	return (install(user, argv[0]));
+	default:
+		return (install(user, file, dry));
+	}
 }

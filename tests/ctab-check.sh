@@ -76,7 +76,8 @@ contains "... said" "$err" "^ctab: $T/nonl:1:.*warning: "
 
 run "$CTAB" -T "$T/absent"
 same "missing file: exit 1" "$rc" 1
-contains "... named" "$err" "^ctab: $T/absent: No such file or directory$"
+contains "... named, as crontab names it" "$err" \
+    "^$T/absent: No such file or directory$"
 
 head -c 1100000 /dev/zero | tr '\0' '#' >"$T/huge"
 run "$CTAB" -T "$T/huge"
@@ -100,5 +101,7 @@ same "... not asked in user format, where it is part of the command" \
 
 run "$CTAB" -l -r
 same "two verbs at once: exit 1" "$rc" 1
-contains "... with usage" "$err" "^usage: ctab "
+contains "... as crontab says it" "$err" \
+    "^ctab: usage error: only one operation permitted$"
+contains "... then the usage" "$err" "^usage:	ctab "
 finish

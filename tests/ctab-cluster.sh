@@ -47,7 +47,7 @@ CTAB_SOCKET=$T/n1/sock EDITOR="env CTAB_SOCKET=$T/n2/sock $T/ed-race" \
     run "$CTAB" -e
 same "an edit racing another node's install: exit 1" "$rc" 1
 contains "... told so" "$err" "changed by someone else"
-rm -f "$(printf '%s\n' "$err" | sed -n 's/^ctab: edits left in //p')"
+rm -rf "$(dirname "$(printf '%s\n' "$err" | sed -n 's/^ctab: edits left in //p')")"
 CTAB_SOCKET=$T/n1/sock run "$CTAB" -l
 same "... the other node's table stands" "$out" "$(cat "$T/v2")"
 

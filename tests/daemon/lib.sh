@@ -8,7 +8,8 @@
 # with a limit; nothing sleeps and hopes.
 #
 #	dmn_setup NAME		make $T/NAME/ with crontab, cron.d, spool and
-#				clustercron.conf (extra keys on stdin)
+#				clustercron.conf (extra keys on stdin); ctab's
+#				socket and copies are under it too
 #	dmn_start NAME		start it, wait for its STARTUP line
 #	dmn_stop NAME		SIGTERM, wait for it to exit (limit)
 #	dmn_pid NAME		its pid
@@ -86,6 +87,7 @@ dmn_setup()
 		echo "pidfile = $T/$1/pid"
 		echo "reboot-file = $T/$1/reboot"
 		echo "ctab-socket = $T/$1/sock"
+		echo "ctab-copy-dir = $T/$1/copies"
 		echo "sendmail = $T/sendmail -t"
 		echo "shutdown-grace = 20s"
 		cat

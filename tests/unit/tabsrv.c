@@ -4,7 +4,7 @@
  *
  * tabsrv.c: the daemon's side of ctab against a real SQLite store:
  * each request, each refusal, and the rules a caller cannot get round
- * by writing a client of their own.
+ * by writing a client of their own; the local copies of the tables.
  */
 
 #include <sys/socket.h>
@@ -27,6 +27,7 @@
 #include "tap.h"
 
 static char		 dir[] = "/tmp/cctabsrv.XXXXXX";
+static void		 copies(const char *);
 static char		 sock[256];
 static struct tabsrv	*ts;
 static struct store	*st;
@@ -126,6 +127,106 @@ as_nobody(void)
 	is_int(nchanged, 0, "... and nothing changed");
 }
 
+/* The local copies of the stored tables, for ctab -l (tabsrv_copies()). */
+static void
+copies(const char *self)
+{
+	struct store_table	 t[3];
+	struct tabsrv		*cs;
+	struct stat		 sb;
+	char			 cdir[300], path[400], sock2[300], link[300];
+	char			 errbuf[256], *text = NULL;
+	size_t			 len;
+	ino_t			 ino;
+	FILE			*f;
+
+	snprintf(cdir, sizeof(cdir), "%s/copies", dir);
+	snprintf(sock2, sizeof(sock2), "%s/sock2", dir);
+	/* What an earlier run left: a stale copy and a temporary file. */
+	if (mkdir(cdir, 0700) == -1) {
+		ok(0, "mkdir %s", cdir);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/ghost", cdir);
+	if ((f = fopen(path, "w")) != NULL)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/.ghost.new", cdir);
+	if ((f = fopen(path, "w")) != NULL)
+		fclose(f);
+	ok(tabsrv_open(sock2, NULL, NULL, cdir, &cs, errbuf,
+	    sizeof(errbuf)) == 0, "a server that keeps copies");
+
+	memset(t, 0, sizeof(t));
+	t[0].t_owner = (char *)self;
+	t[0].t_text = "* * * * * one\n";
+	t[0].t_version = 1;
+	t[1].t_owner = "no-such-user-here";
+	t[1].t_text = "* * * * * nobody\n";
+	t[2].t_owner = "../escape";
+	t[2].t_text = "* * * * * out\n";
+	tabsrv_copies(cs, t, 3);
+	snprintf(path, sizeof(path), "%s/%s", cdir, self);
+	if (file_read(path, 4096, &text, &len) == -1)
+		text = NULL;
+	is_str(text, t[0].t_text, "the owner's copy holds the table");
+	free(text);
+	ok(stat(path, &sb) == 0 && sb.st_uid == getuid() &&
+	    (sb.st_mode & 07777) == 0400, "... the owner's alone to read");
+	ino = sb.st_ino;
+	ok(stat(cdir, &sb) == 0 && (sb.st_mode & 07777) ==
+	    (getuid() == 0 ? 0711 : 0700),
+	    "... in a directory others may only pass through");
+	snprintf(path, sizeof(path), "%s/no-such-user-here", cdir);
+	ok(access(path, F_OK) == -1, "no copy for an owner unknown here");
+	snprintf(path, sizeof(path), "%s/escape", dir);
+	ok(access(path, F_OK) == -1, "... nor for a name that is a path");
+	snprintf(path, sizeof(path), "%s/ghost", cdir);
+	ok(access(path, F_OK) == -1, "a stale copy is removed");
+	snprintf(path, sizeof(path), "%s/.ghost.new", cdir);
+	ok(access(path, F_OK) == -1, "... and a temporary file left behind");
+
+	snprintf(path, sizeof(path), "%s/%s", cdir, self);
+	tabsrv_copies(cs, t, 1);
+	ok(stat(path, &sb) == 0 && sb.st_ino == ino,
+	    "the same version is not written again");
+	t[0].t_text = "* * * * * two\n";
+	t[0].t_version = 2;
+	tabsrv_copies(cs, t, 1);
+	if (file_read(path, 4096, &text, &len) == -1)
+		text = NULL;
+	is_str(text, t[0].t_text, "a new version replaces the copy");
+	free(text);
+	tabsrv_copies(cs, t, 0);
+	ok(access(path, F_OK) == -1, "a table gone takes its copy along");
+
+	/* A directory others may write to is not used. */
+	t[0].t_version = 3;
+	chmod(cdir, 0777);
+	tabsrv_copies(cs, t, 1);
+	ok(access(path, F_OK) == -1, "a directory others may write: unused");
+	chmod(cdir, 0700);
+	tabsrv_copies(cs, t, 1);
+	ok(access(path, F_OK) == 0, "... until it is put right");
+	tabsrv_close(cs);
+
+	/* Nor is one reached through a symbolic link. */
+	snprintf(link, sizeof(link), "%s/link", dir);
+	if (symlink(cdir, link) == -1) {
+		ok(0, "symlink %s", link);
+		return;
+	}
+	ok(tabsrv_open(sock2, NULL, NULL, link, &cs, errbuf,
+	    sizeof(errbuf)) == 0, "a server whose copies are a symlink");
+	t[0].t_text = "* * * * * four\n";
+	t[0].t_version = 4;
+	tabsrv_copies(cs, t, 1);
+	if (file_read(path, 4096, &text, &len) == -1)
+		text = NULL;
+	is_str(text, "* * * * * two\n", "... writes nothing through it");
+	free(text);
+	tabsrv_close(cs);
+}
+
 int
 main(void)
 {
@@ -151,7 +252,7 @@ main(void)
 		printf("Bail out! store_open: %s\n", se.se_msg);
 		return (99);
 	}
-	ok(tabsrv_open(sock, NULL, NULL, &ts, errbuf, sizeof(errbuf)) == 0,
+	ok(tabsrv_open(sock, NULL, NULL, NULL, &ts, errbuf, sizeof(errbuf)) == 0,
 	    "listen on %s", sock);
 	strlcpy(self, getpwuid(getuid())->pw_name, sizeof(self));
 
@@ -267,6 +368,8 @@ main(void)
 		request("get", "", 0, NULL, &rep);
 		is_str(rep.tm_word, "none", "... and the server still answers");
 	}
+
+	copies(self);
 
 	tabsrv_close(ts);
 	ok(access(sock, F_OK) == -1, "closing removes the socket");
