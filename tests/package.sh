@@ -187,6 +187,15 @@ fi
 (cd "$src" && dpkg-checkbuilddeps) >"$tmp/deps.log" 2>&1 ||
     skip "$(cat "$tmp/deps.log")"
 
+# The copy as a git repository of its own, to see what the build leaves.
+gitc=
+if command -v git >/dev/null 2>&1 &&
+    (cd "$src" && git init -q && git add -A &&
+    git -c user.name=package.sh -c user.email=package.sh@invalid \
+    commit -q -m copy) >"$tmp/git.log" 2>&1; then
+	gitc="git -C $src"
+fi
+
 echo "# dpkg-buildpackage -us -uc -b in $src"
 if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1
 then
@@ -200,6 +209,30 @@ for f in "$tmp"/src/clustercron_*.deb; do
 done
 [ -n "$deb" ] || { echo "not ok - no .deb built"; exit 1; }
 ok "built ${deb##*/}"
+
+# Built as doc/migrating.md says, in the tree: the tree is not
+# configured in place (tests/run-all.sh refuses that), what the build
+# left is git-ignored, and debian/rules clean takes all of it away.
+if [ -f "$src/config.status" ]; then
+	fail "dpkg-buildpackage configured the tree in place"
+else
+	ok "dpkg-buildpackage leaves the tree unconfigured"
+fi
+if [ -n "$gitc" ]; then
+	left=$($gitc status --porcelain)
+	if [ -z "$left" ]; then
+		ok "dpkg-buildpackage leaves nothing git does not ignore"
+	else
+		fail "dpkg-buildpackage leaves: $left"
+	fi
+	if (cd "$src" && fakeroot debian/rules clean) >"$tmp/clean.log" 2>&1 &&
+	    left=$($gitc status --porcelain --ignored) && [ -z "$left" ]; then
+		ok "debian/rules clean leaves the tree as it was"
+	else
+		cat "$tmp/clean.log"
+		fail "debian/rules clean leaves: $left"
+	fi
+fi
 
 # Lintian's errors, when it is installed (warnings are not failures).
 if command -v lintian >/dev/null 2>&1; then
