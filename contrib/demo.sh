@@ -93,8 +93,8 @@ until [ -S "$d/ctab.sock" ]; do
 	sleep 0.1
 done
 CTAB_SOCKET=$d/ctab.sock "$ctab" "$d/demo.crontab"
-say "the daemon runs the table $d/demo.crontab, installed with ctab as"
-say "$(id -un)'s; from another terminal, as $(id -un):"
+say "the daemon runs $d/demo.crontab, installed with ctab"
+say "as $(id -un)'s table; from another terminal, as $(id -un):"
 echo "    CTAB_SOCKET=$d/ctab.sock $ctab -l"
 echo "    CTAB_SOCKET=$d/ctab.sock $ctab -e"
 echo "    tail -f $d/demo.out"

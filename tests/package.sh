@@ -357,6 +357,21 @@ if [ -x "$init" ] && sh -n "$init" &&
 else
 	fail "/etc/init.d/clustercron and /etc/default/clustercron"
 fi
+# The maintainer scripts debhelper made: the daemon started and stopped
+# through systemd where it runs (package-install.sh runs the rest).
+dpkg-deb -e "$deb" "$tmp/control" || exit 99
+if grep -q "deb-systemd-invoke \$_dh_action 'clustercron.service'" \
+    "$tmp/control/postinst" &&
+    grep -q "invoke-rc.d --skip-systemd-native clustercron \$_dh_action" \
+    "$tmp/control/postinst" &&
+    grep -q "deb-systemd-invoke stop 'clustercron.service'" \
+    "$tmp/control/prerm" &&
+    grep -q "invoke-rc.d --skip-systemd-native clustercron stop" \
+    "$tmp/control/prerm"; then
+	ok "postinst starts and prerm stops the daemon, with or without systemd"
+else
+	fail "postinst starts and prerm stops the daemon, with or without systemd"
+fi
 for a in start stop restart force-reload reload status; do
 	grep -q "^$a[|)]\\|[|]$a)" "$init" || fail "the init script lacks $a"
 done
