@@ -140,6 +140,11 @@ mkdir "$tmp/mnt" || exit 99
 mount -t tmpfs none "$tmp/mnt" 2>/dev/null ||
     skip "cannot mount file systems here: no chroot with /proc"
 umount "$tmp/mnt"
+# The root's programs run from $tmp, Debian's crontab setgid.
+case ,$(findmnt -n -o OPTIONS --target "$tmp" 2>/dev/null), in
+*,noexec,*|*,nosuid,*)
+	skip "$tmp is on a noexec or nosuid file system: set TMPDIR" ;;
+esac
 
 # Debian's cron: from apt's cache when it is there, else downloaded.
 crondeb=
