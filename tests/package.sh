@@ -3,27 +3,32 @@
 # ISC licence: see LICENSE.
 #
 # package.sh: build the Debian package from a copy of the tree in a
-# temporary directory (never in the source tree), unpack it into a
+# temporary directory (never in the source tree), as doc/migrating.md
+# says (dpkg-buildpackage -us -uc -b), and check that the build left
+# that copy unconfigured (tests/run-all.sh would accept it) and that
+# debian/rules clean leaves it as it was.  Unpack the package into a
 # scratch root with dpkg -x (nothing is installed on this machine, /etc
 # is not touched) and check what it holds: clustercron next and ctab -T
-# run from it, the unit, the configuration's mode, the control fields
-# that make it a cron daemon.  Run as root, it also starts the packaged
-# daemon on a private configuration (its own store, socket, spool and
-# pid file) and checks that the packaged import-spool moves a spool
-# table into the store; the daemon is stopped from a trap.
+# run from it, the unit, the init script, the configuration's mode, the
+# control fields that make it a cron daemon, man cron reaching
+# clustercron(8).  Then tests/package-install.sh installs it for real in
+# a fresh Debian 12 chroot without systemd (as root, where a chroot can
+# be made).  Run as root, it also starts the packaged daemon on a
+# private configuration (its own store, socket, spool and pid file) and
+# checks that the packaged import-spool moves a spool table into the
+# store; the daemon is stopped from a trap.
 #
 # Not part of make check (it would run inside make distcheck):
 #	sh tests/package.sh
 # Exit status: 0 pass, 1 fail, 77 skip (no Debian build tools), 99
 # error, and 99 instead of 77 when CI is set.
 #
-# With PACKAGE_BOOT=1, as root, it also installs the package for real
-# on a clean Debian 12: a minimal system made with debootstrap (from
-# DEBIAN_MIRROR, deb.debian.org by default) and booted with systemd in
-# systemd-nspawn, with cron and a user's crontab on it.  apt replaces
-# cron, the unit is enabled and running, the user's table was imported,
-# and reload, stop and start work.  It downloads about 100 MB and takes
-# a few minutes; the container is powered off and removed at the end.
+# With PACKAGE_BOOT=1, as root, it also installs the package on a clean
+# Debian 12 booted with systemd in systemd-nspawn (a root cached as
+# package-install.sh's is, with systemd added), with cron and a user's
+# crontab on it: apt replaces cron, the unit (Type=notify) is enabled
+# and running, the user's table was imported, and reload, stop and
+# start work.  The container is powered off and removed at the end.
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
 tmp=
@@ -49,23 +54,38 @@ trap 'exit 99' HUP INT TERM
 
 # boot_test: the package installed on a booted clean Debian 12.
 boot_test() {
-	for tool in debootstrap systemd-nspawn nsenter; do
+	for tool in systemd-nspawn nsenter; do
 		if ! command -v "$tool" >/dev/null 2>&1; then
 			fail "PACKAGE_BOOT: $tool not found" \
-			    "(apt-get install debootstrap systemd-container)"
+			    "(apt-get install systemd-container)"
 			return
 		fi
 	done
-	broot=$tmp/boot
-	echo "# debootstrap bookworm into $broot"
-	if ! debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus \
-	    bookworm "$broot" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
-	    >"$tmp/debootstrap.log" 2>&1; then
-		tail -n 20 "$tmp/debootstrap.log"
-		fail "debootstrap"
+	crondeb=
+	for f in /var/cache/apt/archives/cron_*_"$(dpkg --print-architecture)".deb; do
+		[ -f "$f" ] && crondeb=$f
+	done
+	if [ -z "$crondeb" ]; then
+		(cd "$tmp" && apt-get download cron) >"$tmp/download.log" 2>&1
+		for f in "$tmp"/cron_*.deb; do
+			[ -f "$f" ] && crondeb=$f
+		done
+	fi
+	[ -n "$crondeb" ] || { fail "PACKAGE_BOOT: no cron .deb"; return; }
+	. "$top/tests/lib/debroot.sh"
+	inc=$(for d in "$crondeb" "$deb"; do
+		dpkg-deb -f "$d" Pre-Depends; echo; dpkg-deb -f "$d" Depends; echo
+	    done | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' \
+	    -e 's/[[:space:]]//g' | grep -v '^$' | grep -vx cron | sort -u |
+	    tr '\n' ',')systemd,systemd-sysv,dbus
+	if ! debroot_tarball "$inc"; then
+		fail "PACKAGE_BOOT: $debroot_why"
 		return
 	fi
-	cp "$deb" "$broot/root/" || { fail "copy the package"; return; }
+	broot=$tmp/boot
+	mkdir "$broot" && tar -C "$broot" -xf "$debroot_tar" ||
+	    { fail "unpack $debroot_tar"; return; }
+	cp "$deb" "$crondeb" "$broot/root/" || { fail "copy the packages"; return; }
 	systemd-nspawn -q --register=no --keep-unit -D "$broot" -b \
 	    >"$tmp/nspawn.log" 2>&1 </dev/null &
 	nspid=$!
@@ -91,33 +111,36 @@ boot_test() {
 	ok "a clean Debian 12 booted in systemd-nspawn"
 	in_box() { nsenter -t "$init" -a /bin/sh -c "$1"; }
 
-	deb_name=${deb##*/}
 	in_box "export DEBIAN_FRONTEND=noninteractive
-	    apt-get update -qq &&
-	    apt-get install -y -qq --no-install-recommends cron &&
+	    dpkg -i /root/${crondeb##*/} &&
 	    useradd -m alice &&
 	    printf 'MAILTO=\"\"\\n0 0 1 1 * echo alice\\n' >/root/alice.tab &&
 	    crontab -u alice /root/alice.tab &&
 	    systemctl is-active cron" >"$tmp/box-cron.log" 2>&1 ||
 	    { cat "$tmp/box-cron.log"; fail "cron and a crontab"; return; }
+	# The daemon tells systemd it is ready (Type=notify); a daemon that
+	# does not would hold systemctl start for TimeoutStartSec, 90 s.
 	if in_box "export DEBIAN_FRONTEND=noninteractive
-	    apt-get install -y --no-install-recommends /root/$deb_name" \
-	    >"$tmp/box-install.log" 2>&1; then
-		ok "apt-get install ./$deb_name"
+	    apt-get -o Dpkg::Use-Pty=0 install -y --no-install-recommends \
+	    /root/${deb##*/}" >"$tmp/box-install.log" 2>&1; then
+		ok "apt-get install ./${deb##*/}"
 	else
 		cat "$tmp/box-install.log"
-		fail "apt-get install ./$deb_name"
+		fail "apt-get install ./${deb##*/}"
 		return
 	fi
 	in_box "dpkg-query -W -f '\${Status}' cron 2>/dev/null |
 	    grep -q ' installed'" && fail "cron is still installed"
 	if in_box "systemctl is-enabled --quiet clustercron &&
-	    systemctl is-active --quiet clustercron"; then
-		ok "clustercron.service enabled and running"
+	    systemctl is-active --quiet clustercron &&
+	    [ \"\$(systemctl show -p Type --value clustercron)\" = notify ]"; then
+		ok "clustercron.service (Type=notify) enabled and running"
 	else
 		in_box "systemctl status clustercron; journalctl -u clustercron"
 		fail "clustercron.service enabled and running"
 	fi
+	grep -q 'not running' "$tmp/box-install.log" &&
+	    fail "the postinst says the daemon is not running"
 	if in_box "su alice -c 'crontab -l' | cmp -s - /root/alice.tab &&
 	    [ ! -e /var/spool/cron/crontabs/alice ] &&
 	    [ -f /var/lib/clustercron/spool-imported/alice ]"; then
@@ -134,6 +157,17 @@ boot_test() {
 	else
 		in_box "journalctl -u clustercron | tail -n 30"
 		fail "reload, stop and start"
+	fi
+	if in_box "export DEBIAN_FRONTEND=noninteractive
+	    apt-get -o Dpkg::Use-Pty=0 purge -y clustercron &&
+	    ! systemctl is-active --quiet clustercron &&
+	    [ ! -e /run/clustercron.sock ] &&
+	    [ ! -e /etc/systemd/system/multi-user.target.wants/clustercron.service ]" \
+	    >"$tmp/box-purge.log" 2>&1; then
+		ok "apt-get purge: the unit stopped, disabled and gone"
+	else
+		cat "$tmp/box-purge.log"
+		fail "apt-get purge: the unit stopped, disabled and gone"
 	fi
 	boot_stop
 }
@@ -187,6 +221,15 @@ fi
 (cd "$src" && dpkg-checkbuilddeps) >"$tmp/deps.log" 2>&1 ||
     skip "$(cat "$tmp/deps.log")"
 
+# The copy as a git repository of its own, to see what the build leaves.
+gitc=
+if command -v git >/dev/null 2>&1 &&
+    (cd "$src" && git init -q && git add -A &&
+    git -c user.name=package.sh -c user.email=package.sh@invalid \
+    commit -q -m copy) >"$tmp/git.log" 2>&1; then
+	gitc="git -C $src"
+fi
+
 echo "# dpkg-buildpackage -us -uc -b in $src"
 if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1
 then
@@ -200,6 +243,30 @@ for f in "$tmp"/src/clustercron_*.deb; do
 done
 [ -n "$deb" ] || { echo "not ok - no .deb built"; exit 1; }
 ok "built ${deb##*/}"
+
+# Built as doc/migrating.md says, in the tree: the tree is not
+# configured in place (tests/run-all.sh refuses that), what the build
+# left is git-ignored, and debian/rules clean takes all of it away.
+if [ -f "$src/config.status" ]; then
+	fail "dpkg-buildpackage configured the tree in place"
+else
+	ok "dpkg-buildpackage leaves the tree unconfigured"
+fi
+if [ -n "$gitc" ]; then
+	left=$($gitc status --porcelain)
+	if [ -z "$left" ]; then
+		ok "dpkg-buildpackage leaves nothing git does not ignore"
+	else
+		fail "dpkg-buildpackage leaves: $left"
+	fi
+	if (cd "$src" && fakeroot debian/rules clean) >"$tmp/clean.log" 2>&1 &&
+	    left=$($gitc status --porcelain --ignored) && [ -z "$left" ]; then
+		ok "debian/rules clean leaves the tree as it was"
+	else
+		cat "$tmp/clean.log"
+		fail "debian/rules clean leaves: $left"
+	fi
+fi
 
 # Lintian's errors, when it is installed (warnings are not failures).
 if command -v lintian >/dev/null 2>&1; then
@@ -270,14 +337,44 @@ fi
 
 # What is installed around the programs.
 unit=$root/lib/systemd/system/clustercron.service
-if [ -f "$unit" ] && grep -qx 'ExecStart=/usr/sbin/clustercron' "$unit" &&
-    grep -qx 'PIDFile=/run/clustercron.pid' "$unit" &&
+if [ -f "$unit" ] && grep -qx 'Type=notify' "$unit" &&
+    grep -qx 'ExecStart=/usr/sbin/clustercron -f $EXTRA_OPTS' "$unit" &&
+    grep -qx 'EnvironmentFile=-/etc/default/clustercron' "$unit" &&
     grep -qx 'KillMode=process' "$unit" &&
     grep -qx 'Restart=on-failure' "$unit"; then
 	ok "the systemd unit"
 else
+	cat "$unit"
 	fail "the systemd unit"
 fi
+init=$root/etc/init.d/clustercron
+if [ -x "$init" ] && sh -n "$init" &&
+    grep -q '^### BEGIN INIT INFO' "$init" &&
+    grep -qx '# Provides: *clustercron' "$init" &&
+    grep -qx '# Default-Start: *2 3 4 5' "$init" &&
+    [ -f "$root/etc/default/clustercron" ]; then
+	ok "/etc/init.d/clustercron and /etc/default/clustercron"
+else
+	fail "/etc/init.d/clustercron and /etc/default/clustercron"
+fi
+# The maintainer scripts debhelper made: the daemon started and stopped
+# through systemd where it runs (package-install.sh runs the rest).
+dpkg-deb -e "$deb" "$tmp/control" || exit 99
+if grep -q "deb-systemd-invoke \$_dh_action 'clustercron.service'" \
+    "$tmp/control/postinst" &&
+    grep -q "invoke-rc.d --skip-systemd-native clustercron \$_dh_action" \
+    "$tmp/control/postinst" &&
+    grep -q "deb-systemd-invoke stop 'clustercron.service'" \
+    "$tmp/control/prerm" &&
+    grep -q "invoke-rc.d --skip-systemd-native clustercron stop" \
+    "$tmp/control/prerm"; then
+	ok "postinst starts and prerm stops the daemon, with or without systemd"
+else
+	fail "postinst starts and prerm stops the daemon, with or without systemd"
+fi
+for a in start stop restart force-reload reload status; do
+	grep -q "^$a[|)]\\|[|]$a)" "$init" || fail "the init script lacks $a"
+done
 if [ "$(stat -c %a "$root/etc/clustercron.conf" 2>/dev/null)" = 600 ]; then
 	ok "/etc/clustercron.conf, mode 0600"
 else
@@ -297,10 +394,41 @@ for m in man1/ctab.1.gz man5/ctab.5.gz man5/clustercron.conf.5.gz \
     man8/clustercron.8.gz; do
 	[ -f "$root/usr/share/man/$m" ] || fail "no $m"
 done
+# man cron and man 8 cron reach clustercron(8), as Debian's cron names
+# its page cron(8) (package-install.sh installs the package beside
+# cron-daemon-common, whose files the links must not clash with).
+if [ "$(readlink "$root/usr/share/man/man8/cron.8.gz")" = clustercron.8.gz ]
+then
+	ok "man8/cron.8.gz is clustercron.8.gz"
+else
+	fail "man8/cron.8.gz is clustercron.8.gz"
+fi
+if command -v man >/dev/null 2>&1; then
+	for args in "cron" "8 cron"; do
+		title=$(MANPATH=$root/usr/share/man MANPAGER=cat MANWIDTH=80 \
+		    man $args 2>/dev/null | sed -n 1p)
+		case $title in
+		CLUSTERCRON\(8\)*) ok "man $args shows clustercron(8)" ;;
+		*) fail "man $args shows '$title'" ;;
+		esac
+	done
+else
+	echo "# man not found: man cron is not tried (apt-get install man-db)"
+fi
 dpkg-deb -f "$deb" Pre-Depends | grep -q cron-daemon-common ||
     fail "Pre-Depends lacks cron-daemon-common"
 ls "$root"/usr/share/doc/clustercron/migrating.md* >/dev/null 2>&1 ||
     fail "no /usr/share/doc/clustercron/migrating.md"
+
+# The package installed, run, removed and purged in a fresh Debian 12
+# chroot without systemd.
+sh "$top/tests/package-install.sh" "$deb"
+rc=$?
+case $rc in
+0) ;;
+77) echo "# package-install.sh skipped: the package is not installed" ;;
+*) fail "package-install.sh (exit $rc)" ;;
+esac
 
 # The import of spool tables, against the packaged daemon on a private
 # configuration.  It needs root: only root installs other users' tables.
