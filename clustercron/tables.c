@@ -868,8 +868,9 @@ table_load(struct table *tb, const char *text, size_t len)
 			    tb->tb_name, dg->d_line, dg->d_col, dg->d_msg);
 		}
 		if (r == 1) {
-			log_warnx("(%s) ERROR (%s: %zu errors, table ignored)",
-			    who, tb->tb_name, ct->ct_nerr);
+			log_warnx("(%s) ERROR (%s: %zu error%s, table ignored)",
+			    who, tb->tb_name, ct->ct_nerr,
+			    ct->ct_nerr == 1 ? "" : "s");
 			crontab_free(ct);
 			ct = NULL;
 		} else {
