@@ -67,6 +67,7 @@ usage_print(int help)
 
 	fprintf(fp, "usage: %s [-dfilPpsV] [-c file] [-m mailer] [-N node] "
 	    "[-x flags]\n", getprogname());
+	fprintf(fp, "       %s -h | --help | --version\n", getprogname());
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(fp, "       %s %s\n", getprogname(),
 		    verbs[i].v_usage);

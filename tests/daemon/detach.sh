@@ -14,7 +14,7 @@
 # reached it and a crash lost what ctab had reported installed.  Here
 # the history stays current, pause and resume reach the daemon, and
 # after kill -9 and a restart every table and every recorded run is
-# still there.
+# still there.  Its log-file is opened again on SIGHUP.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
@@ -169,6 +169,12 @@ else
 fi
 n=$(count_lines "$O/tick")
 wait_for 10 at_least $((n + 2)) "$O/tick" || fail "the restarted daemon runs"
+
+# The log file rotated: SIGHUP opens it anew.
+mv "$T/a.log" "$T/a.log.1"
+kill -HUP "$(cat "$T/a/pid")"
+wait_for 10 in_log a 'RELOAD \(SIGHUP\)' ||
+    fail "SIGHUP: the log file is not opened again"
 dmn_stop a
 test -e "$T/a/pid" && fail "pid file left after a stop"
 
