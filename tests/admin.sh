@@ -123,7 +123,9 @@ active None True True True True None"
 # The jobs' last results and their history hold still from here: the
 # daemon stops (its runs end and are recorded), so that no run of these
 # every-second jobs is in flight as they are read, and starts again for
-# pause and resume.
+# pause and resume.  The history below asks for four runs of the
+# failing job: they must have run (the checks above may take no time).
+wait_for 20 at_least 4 "$O/fail" || fail "the failing job stopped"
 dmn_stop a
 
 # ---- jobs
