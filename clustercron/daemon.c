@@ -102,6 +102,7 @@ static void	 start_fatal(const char *, ...)
 static void	 debug_flags(const char *);
 static void	 mailer_set(const char *);
 static void	 paths_absolute(void);
+static void	 fds_open(void);
 static void	 detach(void);
 static int	 await_ready(int, pid_t);
 static void	 log_setup(void);
@@ -636,6 +637,26 @@ paths_absolute(void)
 }
 
 /*
+ * Standard input, output and error open, on /dev/null when they were
+ * closed: otherwise the first descriptors the daemon opens (the pipe
+ * of detach(), the store) would take their numbers and be clobbered
+ * when they are wired to /dev/null.
+ */
+static void
+fds_open(void)
+{
+	int	 fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: this one. */
+		if (open(_PATH_DEVNULL, O_RDWR) != fd)
+			exit(1);
+	}
+}
+
+/*
  * Leave the shell or service manager that started the daemon, as
  * daemon(3) does, but before anything is opened: a SQLite store opened
  * before fork() would be used by a process that does not hold its
@@ -664,6 +685,8 @@ detach(void)
 		break;
 	default:
 		close(pfd[1]);
+		/* A standard error gone away must not kill the messenger. */
+		(void)signal(SIGPIPE, SIG_IGN);
 		/* The parent holds nothing to clean up: no exit handlers. */
 		_exit(await_ready(pfd[0], pid));
 	}
@@ -706,8 +729,9 @@ await_ready(int fd, pid_t pid)
 			break;
 		nul = memchr(buf, '\0', (size_t)n);
 		len = nul != NULL ? (size_t)(nul - buf) : (size_t)n;
-		if (len > 0 && write(STDERR_FILENO, buf, len) == -1)
-			continue;
+		if (len > 0 && write(STDERR_FILENO, buf, len) == -1) {
+			/* No one to tell; the child's readiness still counts. */
+		}
 		if (nul != NULL)
 			return (0);
 	}
@@ -790,6 +814,7 @@ daemon_main(int argc, char **argv)
 	char			 errbuf[256];
 
 	setproctitle_init(argc, argv, environ);
+	fds_open();
 	/* Read, and taken out of the environment, before any child. */
 	notify = sdnotify_init();
 	D.d_uid = getuid();

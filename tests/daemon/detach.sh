@@ -58,6 +58,20 @@ contains "... the reason on standard error" "$err" \
 test -e "$T/bad/pid" && fail "... a pid file left behind"
 test -e "$T/bad/sock" && fail "... a socket left behind"
 
+# Started with standard input, output and error closed (as some init
+# systems do): it starts all the same.
+dmn_setup closed </dev/null
+sed -i "s|^store = .*|store = sqlite:$T/closed.db|" "$T/closed/clustercron.conf"
+timeout 20 "$CLUSTERCRON" -c "$T/closed/clustercron.conf" <&- >&- 2>&-
+same "started with 0, 1 and 2 closed: exit 0" "$?" 0
+DAEMONS="a closed"
+if [ -f "$T/closed/pid" ]; then
+	cp "$T/closed/pid" "$T/closed/pid.shell"
+	run env CTAB_SOCKET="$T/closed/sock" "$CTAB" -l
+	same "... and ctab reaches it" "$err" "no crontab for $ME"
+	dmn_stop closed
+fi
+
 # Something in the way of ctab's socket: said, and the daemon runs.
 dmn_setup sockless </dev/null
 sed -i -e "s|^store = .*|store = sqlite:$T/sockless.db|" \
@@ -67,7 +81,7 @@ run "$CLUSTERCRON" -c "$T/sockless/clustercron.conf"
 same "a socket in the way: the start goes on" "$rc" 0
 contains "... and says so" "$err" \
     "^clustercron: $T/sockless/crontab: exists and is not a socket: ctab cannot reach this daemon\$"
-DAEMONS="a sockless"
+DAEMONS="a closed sockless"
 cp "$T/sockless/pid" "$T/sockless/pid.shell"
 dmn_stop sockless
 
