@@ -887,20 +887,18 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force)
 		want = pw->pw_uid;
 	} else
 		want = 0;
-	/* -p: cronie's "permit any crontab". */
-	if (D.d_permit_any)
-		goto read;
-	if (sb.st_uid != want && (D.d_root || sb.st_uid != D.d_uid)) {
+	/* -p, cronie's "permit any crontab", skips both checks. */
+	if (!D.d_permit_any && sb.st_uid != want &&
+	    (D.d_root || sb.st_uid != D.d_uid)) {
 		log_warnx("(%s) WRONG FILE OWNER (%s)",
 		    user != NULL ? user : "CRON", path);
 		goto bad;
 	}
-	if ((sb.st_mode & 022) != 0) {
+	if (!D.d_permit_any && (sb.st_mode & 022) != 0) {
 		log_warnx("(%s) BAD FILE MODE (%s)",
 		    user != NULL ? user : "CRON", path);
 		goto bad;
 	}
-read:
 	if (file_read_fd(fd, TABLE_MAX, &buf, &len) == -1) {
 		log_warn("(CRON) ERROR (%s)", path);
 		goto bad;
