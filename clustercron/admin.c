@@ -43,6 +43,7 @@ admin_open(struct admin *a, const char *verb, const char *conffile,
 {
 	struct store_config	 sc;
 	struct store_error	 se;
+	struct store_url	 su;
 	struct stat		 sb;
 	const char		*url, *path = NULL;
 
@@ -51,20 +52,18 @@ admin_open(struct admin *a, const char *verb, const char *conffile,
 	dconf_read(&a->a_conf, conffile, explicit, geteuid() == 0, getuid(),
 	    NULL);
 	url = a->a_conf.c_store;
-	/* As store.c reads URLs: sqlite:PATH, or a bare path. */
-	if (strncmp(url, "sqlite:", 7) == 0) {
-		path = url + 7;
-		if (strncmp(path, "//", 2) == 0)
-			path += 2;
-	} else if (strstr(url, "://") == NULL)
-		path = url;
-	if (path != NULL && *path != '\0' && stat(path, &sb) == -1) {
+	if (store_url_parse(url, &su, &se) == -1)
+		errx(1, "%s: %s", verb, se.se_msg);
+	if (su.su_backend == STORE_SQLITE)
+		path = su.su_path;
+	if (path != NULL && stat(path, &sb) == -1) {
 		if (errno == ENOENT)
 			errx(1, "%s: no store at %s: has the daemon run with "
 			    "%s?", verb, path, a->a_conf.c_file != NULL ?
 			    a->a_conf.c_file : "the default configuration");
 		err(1, "%s: %s", verb, path);
 	}
+	store_url_free(&su);
 	memset(&sc, 0, sizeof(sc));
 	sc.sc_url = url;
 	sc.sc_mysql_file = a->a_conf.c_mysql_file;

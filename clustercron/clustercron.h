@@ -24,7 +24,15 @@ struct verb {
 	const char	*v_name;
 	int		(*v_main)(int, char **);
 	const char	*v_usage;
+	const char	*v_what;	/* for --help */
 };
+
+/*
+ * usage_print(help): the synopsis of the daemon and of every verb on
+ * standard error; with help, on standard output, followed by what each
+ * option and verb does (main.c).
+ */
+void	 usage_print(int);
 
 int	 verb_next(int, char **);
 /* The admin verbs that read or change the store (admin.h). */
@@ -70,13 +78,14 @@ struct dconf {
 	int64_t		 c_max_skew_ms;	/* 0: not checked */
 	char		*c_metrics_file; /* NULL for none */
 	int		 c_load_spreading; /* busy nodes yield */
+	char		*c_log_file;	/* NULL: syslog or stderr */
 };
 
 /*
  * dconf_read() fills *c from the configuration file path (explicit: given
  * with -c, so it must exist) with the defaults of root (root != 0) or
  * of the user uid, whose name it returns in *user (NULL for root; the
- * caller frees it).  c_node is kept when already set (-n).  Exits with
+ * caller frees it).  c_node is kept when already set (-N).  Exits with
  * a message on stderr on a bad file.  dconf_free() frees the strings.
  */
 void	 dconf_read(struct dconf *, const char *, int, int, uid_t, char **);

@@ -3,11 +3,22 @@
  * ISC licence: see LICENSE.
  *
  * daemon.c: clustercron without a verb, the daemon.  It reads its
- * configuration, takes the pid file, opens the store, loads the tables
- * and then lives in one loop that owns time: it sleeps in ppoll() until
- * the earliest timer, a signal, a table change or a job's output, and
- * does what is due.  There is no per-minute scan: every job has one
- * timer in a heap, due at its next fire.
+ * configuration, takes the pid file, detaches (unless -f), opens the
+ * store, loads the tables and then lives in one loop that owns time: it
+ * sleeps in ppoll() until the earliest timer, a signal, a table change
+ * or a job's output, and does what is due.  There is no per-minute
+ * scan: every job has one timer in a heap, due at its next fire.
+ *
+ * Forks.  A store connection belongs to the process that opened it:
+ * SQLite's POSIX locks are not inherited, and a MariaDB session cannot
+ * be shared.  The daemon forks in three places, and none lets another
+ * process touch a connection.  detach() forks before any is opened,
+ * and its parent, which only waits for the child to be ready, leaves
+ * through _exit().  Jobs and mailers are forked by common/spawn.c,
+ * whose child never calls into the store, closes every descriptor but
+ * its pipes (closing a descriptor drops no lock the parent holds), and
+ * ends in execve() or _exit(): it runs no exit handler that could
+ * finalise a connection.
  *
  * Time.  Fires are instants on the wall clock, and the wall clock can
  * jump: a suspended laptop resumes hours later, NTP steps the clock, an
@@ -39,15 +50,19 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <libutil.h>
 #include <limits.h>
 #include <malloc.h>
+#include <paths.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +83,30 @@ struct daemon	 D;
 extern char	**environ;
 
 static volatile sig_atomic_t	 got_hup, got_term, got_chld;
+static struct pidfh		*pfh;
+static int			 log_elsewhere;	/* not on stderr */
+static int			 detached;	/* stderr: the parent */
+static char			 open_error[STORE_MSGLEN];
 
-static void	 usage(void);
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void	 usage(void) __attribute__((__noreturn__));
+static void	 start_warn(const char *, ...)
+		    __attribute__((__format__ (printf, 1, 2)));
+static void	 start_fatal(const char *, ...)
+		    __attribute__((__format__ (printf, 1, 2), __noreturn__));
+static void	 debug_flags(const char *);
+static void	 mailer_set(const char *);
+static void	 paths_absolute(void);
+static void	 fds_open(void);
+static void	 detach(void);
+static int	 await_ready(int, pid_t);
+static void	 log_setup(void);
+static void	 ready(void);
 static void	 sighandler(int);
 static void	 store_connect(struct mtimer *);
 static void	 stop_begin(void);
@@ -85,8 +122,7 @@ static void	 test_faults(const char *);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-dfn] [-c file] [-L level]\n",
-	    getprogname());
+	usage_print(0);
 	exit(1);
 }
 
@@ -198,7 +234,8 @@ store_connect(struct mtimer *t)
 			    "job)", se.se_msg);
 		D.d_store_down = 1;
 		D.d_recover = 1;
-		if (strncmp(D.d_conf.c_store, "mysql:", 6) == 0)
+		strlcpy(open_error, se.se_msg, sizeof(open_error));
+		if (D.d_backend == STORE_MYSQL)
 			mtimer_set(&D.d_open_timer,
 			    D.d_mono_now + D.d_conf.c_retry_ms);
 		return;
@@ -224,6 +261,8 @@ stop_begin(void)
 	if (D.d_stopping)
 		return;
 	D.d_stopping = 1;
+	(void)sdnotify("STOPPING=1\nSTATUS=stopping, %zu jobs running",
+	    run_count());
 	log_info("(CRON) STOPPING (%zu running, waiting up to %llds)",
 	    run_count(), (long long)(D.d_conf.c_shutdown_ms / 1000));
 	/* No more fires: empty the wall-clock heap. */
@@ -328,6 +367,10 @@ loop(void)
 		}
 		if (got_hup) {
 			got_hup = 0;
+			/* After a rotation, the log file anew. */
+			if (log_reopen() == -1)
+				log_warn("(CRON) ERROR (%s)",
+				    D.d_conf.c_log_file);
 			if (!D.d_stopping) {
 				log_info("(CRON) RELOAD (SIGHUP)");
 				tables_scan_all(1);
@@ -463,18 +506,317 @@ reboot_jobs(void)
 	jobs_reboot();
 }
 
+/*
+ * A problem at start-up goes to standard error, which the shell or the
+ * service manager that starts the daemon sees (a detached daemon's
+ * parent passes it on, see detach()), and to the log as well when the
+ * log is elsewhere.  start_fatal() then gives up: the start fails.
+ */
+static void
+start_warn(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warnx("%s", buf);
+	if (log_elsewhere)
+		log_warnx("(CRON) ERROR (%s)", buf);
+}
+
+static void
+start_fatal(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warnx("%s", buf);
+	if (log_elsewhere)
+		log_warnx("(CRON) DEATH (%s)", buf);
+	tabsrv_close(D.d_tabsrv);
+	if (pfh != NULL)
+		pidfile_remove(pfh);
+	exit(1);
+}
+
+/*
+ * -x: the debugging flags of Vixie cron and cronie, a comma-separated
+ * list.  Each of them turns on the debug log (-d): ours is not split by
+ * subsystem.  "test" is refused: there it means "run no command", a
+ * mode this daemon does not have.
+ */
+static void
+debug_flags(const char *arg)
+{
+	static const char *const known[] = {
+		"ext", "sch", "proc", "pars", "load", "misc", "bit"
+	};
+	char	*copy, *p, *flag;
+	size_t	 i;
+
+	p = copy = xstrdup(arg);
+	while ((flag = strsep(&p, ",")) != NULL) {
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strcmp(flag, known[i]) == 0)
+				break;
+		if (i < sizeof(known) / sizeof(known[0]))
+			continue;
+		if (strcmp(flag, "test") == 0)
+			errx(1, "-x test: there is no mode that runs no "
+			    "command; check a table with ctab -T");
+		errx(1, "-x %s: unknown debugging flag; each of ext, sch, "
+		    "proc, pars, load, misc and bit turns on the debug log, "
+		    "as -d does", flag);
+	}
+	free(copy);
+	D.d_debug = 1;
+}
+
+/*
+ * -m: cronie's mail command, which replaces the sendmail key: "off"
+ * sends no mail.  It is run as the sendmail key's command is, without a
+ * shell, so it must be an absolute path (checked with the options).
+ */
+static void
+mailer_set(const char *arg)
+{
+	free(D.d_conf.c_sendmail);
+	D.d_conf.c_sendmail = xstrdup(strcmp(arg, "off") == 0 ? "" : arg);
+}
+
+/* A path made absolute from the working directory, in place. */
+static void
+path_absolute(char **pp)
+{
+	char	 cwd[PATH_MAX], *p;
+
+	if (*pp == NULL || **pp == '\0' || **pp == '/')
+		return;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		err(1, "getcwd");
+	xasprintf(&p, "%s/%s", cwd, *pp);
+	free(*pp);
+	*pp = p;
+}
+
+/*
+ * The daemon's paths are taken from the directory it was started in
+ * and made absolute once: a detached daemon works from "/", and the
+ * files it opens later (tables, reconnections, the pid file at exit)
+ * must be the ones it opened at the start.
+ */
+static void
+paths_absolute(void)
+{
+	struct store_url	 su;
+	char			*s;
+
+	path_absolute(&D.d_conf.c_crontab);
+	path_absolute(&D.d_conf.c_crondir);
+	path_absolute(&D.d_conf.c_spool);
+	path_absolute(&D.d_conf.c_pidfile);
+	path_absolute(&D.d_conf.c_rebootfile);
+	path_absolute(&D.d_conf.c_socket);
+	path_absolute(&D.d_conf.c_metrics_file);
+	path_absolute(&D.d_conf.c_log_file);
+	if (D.d_backend == STORE_SQLITE &&
+	    store_url_parse(D.d_conf.c_store, &su, NULL) == 0) {
+		if (*su.su_path != '/') {
+			path_absolute(&su.su_path);
+			xasprintf(&s, "sqlite:%s", su.su_path);
+			free(D.d_conf.c_store);
+			D.d_conf.c_store = s;
+		}
+		store_url_free(&su);
+	}
+}
+
+/*
+ * Standard input, output and error open, on /dev/null when they were
+ * closed: otherwise the first descriptors the daemon opens (the pipe
+ * of detach(), the store) would take their numbers and be clobbered
+ * when they are wired to /dev/null.
+ */
+static void
+fds_open(void)
+{
+	int	 fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: this one. */
+		if (open(_PATH_DEVNULL, O_RDWR) != fd)
+			exit(1);
+	}
+}
+
+/*
+ * Leave the shell or service manager that started the daemon, as
+ * daemon(3) does, but before anything is opened: a SQLite store opened
+ * before fork() would be used by a process that does not hold its
+ * locks (POSIX locks are not inherited), and the next program to open
+ * and close the database would take the write-ahead log away from
+ * under it.  Every store connection is therefore opened in the process
+ * that lives on.  The parent waits until that process is ready, with
+ * its standard error as the child's: the child's start-up warnings and
+ * errors reach the terminal or the service manager, and the parent
+ * exits 0 once the child says it is ready (one NUL byte, see ready()),
+ * or with the child's status when it dies before.  The pid file, taken
+ * before, stays locked: the child shares its descriptor.
+ */
+static void
+detach(void)
+{
+	pid_t	 pid;
+	int	 pfd[2], fd;
+
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		start_fatal("pipe: %s", strerror(errno));
+	switch (pid = fork()) {
+	case -1:
+		start_fatal("fork: %s", strerror(errno));
+	case 0:
+		break;
+	default:
+		close(pfd[1]);
+		/* A standard error gone away must not kill the messenger. */
+		(void)signal(SIGPIPE, SIG_IGN);
+		/* The parent holds nothing to clean up: no exit handlers. */
+		_exit(await_ready(pfd[0], pid));
+	}
+	close(pfd[0]);
+	if (setsid() == -1)
+		start_fatal("setsid: %s", strerror(errno));
+	if (chdir("/") == -1)
+		start_fatal("chdir /: %s", strerror(errno));
+	if ((fd = open(_PATH_DEVNULL, O_RDWR)) == -1)
+		start_fatal("%s: %s", _PATH_DEVNULL, strerror(errno));
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(pfd[1], STDERR_FILENO) == -1)
+		start_fatal("dup2: %s", strerror(errno));
+	if (fd > STDERR_FILENO)
+		close(fd);
+	close(pfd[1]);
+	detached = 1;
+}
+
+/*
+ * The parent of a detaching daemon: pass on what the child writes to
+ * standard error until it is ready (0) or gone (its exit status, 1
+ * after a signal).
+ */
+static int
+await_ready(int fd, pid_t pid)
+{
+	char	 buf[1024], *nul;
+	ssize_t	 n;
+	size_t	 len;
+	int	 status;
+
+	for (;;) {
+		if ((n = read(fd, buf, sizeof(buf))) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (n == 0)
+			break;
+		nul = memchr(buf, '\0', (size_t)n);
+		len = nul != NULL ? (size_t)(nul - buf) : (size_t)n;
+		if (len > 0 && write(STDERR_FILENO, buf, len) == -1) {
+			/* No one to tell; the child's readiness still counts. */
+		}
+		if (nul != NULL)
+			return (0);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return (1);
+	if (WIFEXITED(status))
+		return (WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : 1);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "%s: the daemon died starting: %s\n",
+		    getprogname(), strsignal(WTERMSIG(status)));
+	return (1);
+}
+
+/*
+ * Where the log goes: to log-file when it is set; in the foreground to
+ * standard error, unless standard error is the journal (a unit's
+ * ExecStart with -f), where the lines go through syslog as a detached
+ * daemon's do, so that they land where cron's do with facility and
+ * tag; detached, to syslog.
+ */
+static void
+log_setup(void)
+{
+	if (D.d_conf.c_log_file != NULL) {
+		mkparent(D.d_conf.c_log_file);
+		if (log_init_file("CRON", D.d_conf.c_log_file) == -1)
+			start_fatal("%s: %s", D.d_conf.c_log_file,
+			    strerror(errno));
+		log_elsewhere = 1;
+	} else if (D.d_foreground && !log_stderr_is_journal()) {
+		log_init("CRON", 1);
+		log_elsewhere = 0;
+	} else {
+		log_init("CRON", 0);
+		log_elsewhere = 1;
+	}
+	log_setverbose(D.d_debug);
+}
+
+/*
+ * The daemon is ready: the store is open (or, on MariaDB, its retry
+ * armed), the tables are loaded and ctab's socket answers.  Tell the
+ * service manager, and the parent waiting in await_ready(), whose
+ * standard error is then no longer the daemon's.
+ */
+static void
+ready(void)
+{
+	int	 fd;
+
+	/* MAINPID: a forking unit's manager knew only the parent. */
+	(void)sdnotify("READY=1\nSTATUS=node %s, %zu jobs, store %s\n"
+	    "MAINPID=%ld", D.d_conf.c_node, D.d_njobs, D.d_st != NULL ?
+	    store_backend(D.d_st) : "down", (long)getpid());
+	if (!detached)
+		return;
+	if (write(STDERR_FILENO, "", 1) == -1) {
+		/* The parent is gone; nothing waits. */
+	}
+	if ((fd = open(_PATH_DEVNULL, O_WRONLY)) != -1) {
+		(void)dup2(fd, STDERR_FILENO);
+		if (fd != STDERR_FILENO)
+			close(fd);
+	}
+	detached = 0;
+}
+
 int
 daemon_main(int argc, char **argv)
 {
-	struct pidfh		*pfh;
 	struct sigaction	 sa;
+	struct store_url	 su;
+	struct store_error	 se;
 	sigset_t		 mask;
 	pid_t			 other;
 	const char		*conffile = PATH_CONF, *node = NULL, *errstr;
-	int			 ch, explicit = 0;
+	const char		*mailer = NULL;
+	int			 ch, explicit = 0, notify;
 	char			 errbuf[256];
 
 	setproctitle_init(argc, argv, environ);
+	fds_open();
+	/* Read, and taken out of the environment, before any child. */
+	notify = sdnotify_init();
 	D.d_uid = getuid();
 	D.d_root = geteuid() == 0;
 	D.d_ino = -1;
@@ -482,9 +824,20 @@ daemon_main(int argc, char **argv)
 	LIST_INIT(&D.d_fires);
 	D.d_loglevel = LL_START;
 
-	while ((ch = getopt(argc, argv, "c:dfL:n")) != -1) {
+	/*
+	 * The flags of Debian's cron and of cronie's crond, with their
+	 * meaning (clustercron(8)).  Where the two differ, Debian's wins:
+	 * -n is the full host name in mail subjects (cronie's -n is -f).
+	 */
+	while ((ch = getopt_long(argc, argv, "c:dfhiL:lm:nN:PpsVx:", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
+			/* cronie's -c (clustering) takes no argument. */
+			if (*optarg == '-')
+				errx(1, "-c %s: -c names the configuration "
+				    "file; cronie's -c (clustering) is what "
+				    "clustercron always does", optarg);
 			conffile = optarg;
 			explicit = 1;
 			break;
@@ -504,22 +857,70 @@ daemon_main(int argc, char **argv)
 		case 'n':
 			D.d_fqdn = 1;
 			break;
+		case 'h':
+			usage_print(1);
+			exit(0);
+		case 'i':
+			D.d_noinotify = 1;
+			break;
+		case 'l':
+			D.d_lsbnames = 1;
+			break;
+		case 'm':
+			if (strcmp(optarg, "off") != 0 && *optarg != '/')
+				errx(1, "-m %s: give the mail command with an "
+				    "absolute path, or off", optarg);
+			mailer = optarg;
+			break;
+		case 'N':
+			node = optarg;
+			break;
+		case 'P':
+			D.d_inherit_path = 1;
+			break;
+		case 'p':
+			D.d_permit_any = 1;
+			break;
+		case 's':
+			D.d_output_log = 1;
+			break;
+		case 'V':
+			printf("clustercron %s\n", CLUSTERCRON_VERSION);
+			exit(0);
+		case 'x':
+			debug_flags(optarg);
+			break;
 		default:
 			usage();
 		}
 	}
-	argc -= optind;
-	if (argc != 0)
+	if (argc != optind)
 		usage();
+	if (notify == -1)
+		warnx("NOTIFY_SOCKET: not a socket name; not notifying");
 	if (node != NULL)
 		D.d_conf.c_node = xstrdup(node);
 	dconf_read(&D.d_conf, conffile, explicit, D.d_root, D.d_uid,
 	    &D.d_user);
+	if (mailer != NULL)
+		mailer_set(mailer);
+	/* cronie's -P: jobs get the daemon's PATH where tables set none. */
+	if (D.d_inherit_path && getenv("PATH") != NULL)
+		D.d_path = xstrdup(getenv("PATH"));
+	if (store_url_parse(D.d_conf.c_store, &su, &se) == -1)
+		errx(1, "%s: %s", D.d_conf.c_file != NULL ? D.d_conf.c_file :
+		    "store", se.se_msg);
+	D.d_backend = su.su_backend;
+	store_url_free(&su);
+	paths_absolute();
+	test_faults(getenv("CLUSTERCRON_TEST_FAULTS"));
 
-	if (strncmp(D.d_conf.c_store, "sqlite:", 7) == 0)
-		mkparent(D.d_conf.c_store + 7);
+	if (D.d_backend == STORE_SQLITE &&
+	    store_url_parse(D.d_conf.c_store, &su, NULL) == 0) {
+		mkparent(su.su_path);
+		store_url_free(&su);
+	}
 	mkparent(D.d_conf.c_pidfile);
-	pfh = NULL;
 	if (*D.d_conf.c_pidfile != '\0') {
 		pfh = pidfile_open(D.d_conf.c_pidfile, 0644, &other);
 		if (pfh == NULL) {
@@ -531,45 +932,14 @@ daemon_main(int argc, char **argv)
 	}
 
 	/*
-	 * ctab's socket, once the pid file says this is the only daemon
-	 * (tabsrv_open() replaces a socket left behind), and before
-	 * detaching, so that a failure is seen.  Without it the daemon
-	 * still runs every table; only ctab cannot reach it.
+	 * From here on, the process that lives on.  Nothing of the store
+	 * is opened before this point (see detach()).
 	 */
-	if (D.d_conf.c_store_tables && *D.d_conf.c_socket != '\0') {
-		mkparent(D.d_conf.c_socket);
-		if (tabsrv_open(D.d_conf.c_socket,
-		    *D.d_conf.c_allow != '\0' ? D.d_conf.c_allow : NULL,
-		    *D.d_conf.c_deny != '\0' ? D.d_conf.c_deny : NULL,
-		    D.d_conf.c_copydir, &D.d_tabsrv, errbuf,
-		    sizeof(errbuf)) == -1)
-			warnx("%s: ctab cannot reach this daemon", errbuf);
-	}
-
-	/* Room for a burst's pipes; jobs get the old limit (spawn.c). */
-	if (spawn_nofile_raise() == -1)
-		warn("raising the limit on open files");
-
-	D.d_now = clock_now_ms();
-	D.d_mono_now = clock_mono();
-	timer_init(&D.d_open_timer, store_connect, NULL);
-	test_faults(getenv("CLUSTERCRON_TEST_FAULTS"));
-	store_connect(NULL);
-	if (D.d_st == NULL && strncmp(D.d_conf.c_store, "mysql:", 6) != 0) {
-		pidfile_remove(pfh);
-		errx(1, "cannot open the store %s", D.d_conf.c_store);
-	}
-
-	if (!D.d_foreground) {
-		if (daemon(0, 0) == -1) {
-			pidfile_remove(pfh);
-			err(1, "daemon");
-		}
-	}
-	log_init("CRON", D.d_foreground);
-	log_setverbose(D.d_debug);
+	if (!D.d_foreground)
+		detach();
+	log_setup();
 	if (pfh != NULL && pidfile_write(pfh) == -1)
-		log_warn("%s", D.d_conf.c_pidfile);
+		start_warn("%s: %s", D.d_conf.c_pidfile, strerror(errno));
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sighandler;
@@ -588,6 +958,37 @@ daemon_main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 
+	/*
+	 * ctab's socket, once the pid file says this is the only daemon
+	 * (tabsrv_open() replaces a socket left behind), and before the
+	 * start is reported done, so that a failure is seen and ctab can
+	 * reach the daemon as soon as the start returns.  Without it the
+	 * daemon still runs every table; only ctab cannot reach it.
+	 */
+	if (D.d_conf.c_store_tables && *D.d_conf.c_socket != '\0') {
+		mkparent(D.d_conf.c_socket);
+		if (tabsrv_open(D.d_conf.c_socket,
+		    *D.d_conf.c_allow != '\0' ? D.d_conf.c_allow : NULL,
+		    *D.d_conf.c_deny != '\0' ? D.d_conf.c_deny : NULL,
+		    D.d_conf.c_copydir, &D.d_tabsrv, errbuf,
+		    sizeof(errbuf)) == -1)
+			start_warn("%s: ctab cannot reach this daemon",
+			    errbuf);
+	}
+
+	/* Room for a burst's pipes; jobs get the old limit (spawn.c). */
+	if (spawn_nofile_raise() == -1)
+		start_warn("raising the limit on open files: %s",
+		    strerror(errno));
+
+	D.d_now = clock_now_ms();
+	D.d_mono_now = clock_mono();
+	timer_init(&D.d_open_timer, store_connect, NULL);
+	store_connect(NULL);
+	if (D.d_st == NULL && D.d_backend != STORE_MYSQL)
+		start_fatal("cannot open the store %s: %s", D.d_conf.c_store,
+		    open_error);
+
 	log_info("(CRON) STARTUP (clustercron %s, node %s, %s, %s%s)",
 	    CLUSTERCRON_VERSION, D.d_conf.c_node,
 	    D.d_st != NULL ? store_backend(D.d_st) : "store down",
@@ -598,8 +999,10 @@ daemon_main(int argc, char **argv)
 		    "only)", D.d_user);
 
 	if (tables_init() == -1)
-		log_warnx("(CRON) INFO (inotify unavailable: checking tables "
-		    "every %llds)", (long long)(D.d_conf.c_check_ms / 1000));
+		log_warnx("(CRON) INFO (%s: checking tables every %llds)",
+		    D.d_noinotify ? "inotify disabled (-i)" :
+		    "inotify unavailable",
+		    (long long)(D.d_conf.c_check_ms / 1000));
 	tables_scan_all(0);
 	tables_register(1);
 	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
@@ -616,6 +1019,7 @@ daemon_main(int argc, char **argv)
 	 */
 	malloc_trim(0);
 
+	ready();
 	loop();
 	run_flush();
 
@@ -629,6 +1033,7 @@ daemon_main(int argc, char **argv)
 	store_close(D.d_st);
 	heap_free(&D.d_wall);
 	heap_free(&D.d_mono);
+	free(D.d_path);
 	pidfile_remove(pfh);
 	return (0);
 }

@@ -23,6 +23,7 @@
 
 #include "clustercron.h"
 #include "parser.h"
+#include "store.h"
 
 struct pollfd;
 struct store;
@@ -257,10 +258,17 @@ LIST_HEAD(fires, fire);
 /* The daemon's state: one, in daemon.c. */
 struct daemon {
 	struct dconf	 d_conf;
-	int		 d_foreground;
-	int		 d_debug;
+	int		 d_foreground;	/* -f */
+	int		 d_debug;	/* -d, -x */
 	int		 d_loglevel;	/* -L: LL_* bits */
 	int		 d_fqdn;	/* -n: the full host name in mail */
+	int		 d_lsbnames;	/* -l: LSB names in cron.d */
+	int		 d_noinotify;	/* -i */
+	int		 d_permit_any;	/* -p: any owner and mode */
+	int		 d_output_log;	/* -s: output logged, not mailed */
+	int		 d_inherit_path; /* -P */
+	char		*d_path;	/* -P: the PATH jobs get */
+	enum store_backend d_backend;	/* from the store's URL */
 	int		 d_root;	/* running as root */
 	uid_t		 d_uid;
 	char		*d_user;	/* the user, when not root */

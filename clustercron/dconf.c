@@ -32,7 +32,7 @@ enum {
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
-	K_SPREADING, K_COPIES, K_COUNT
+	K_SPREADING, K_COPIES, K_LOG_FILE, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -82,6 +82,8 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_SPREADING] = { "load-spreading", CONF_BOOL, 0, 0, 1, "yes" },
 	/* The users' copies of their tables, for ctab -l (tabsrv.c). */
 	[K_COPIES] = { "ctab-copy-dir", CONF_STRING, 0, 0, 0, NULL },
+	/* The daemon's log instead of syslog or standard error. */
+	[K_LOG_FILE] = { "log-file", CONF_STRING, 0, 0, 0, NULL },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -217,6 +219,11 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		c->c_metrics_file = NULL;
 	}
 	c->c_load_spreading = conf_num(cf, K_SPREADING) != 0;
+	conf_take(cf, K_LOG_FILE, &c->c_log_file, NULL);
+	if (c->c_log_file != NULL && *c->c_log_file == '\0') {
+		free(c->c_log_file);
+		c->c_log_file = NULL;
+	}
 	conf_free(cf);
 }
 
@@ -242,5 +249,6 @@ dconf_free(struct dconf *c)
 	free(c->c_allow);
 	free(c->c_deny);
 	free(c->c_metrics_file);
+	free(c->c_log_file);
 	memset(c, 0, sizeof(*c));
 }

@@ -82,6 +82,7 @@ static void	 fire_timer(struct mtimer *);
 static void	 fire_free(struct fire *);
 static void	 mail_output(struct fire *, const struct passwd *, int);
 static void	 log_job(const struct fire *, const char *);
+static void	 log_output(const struct fire *);
 static void	 history_trim(void);
 static void	 pending_add(const struct fire *, int, const char *, int);
 static void	 pending_free(struct pending *);
@@ -204,6 +205,11 @@ env_build(const struct job *j, const struct passwd *pw, const char *fireid,
 	char	**env, when[32], id[CRON_IDLEN + 1];
 
 	if (jobenv_build(pw, job_env(j), &env) == -1)
+		fatal("environment");
+	/* -P: the daemon's PATH where the table sets none, as cronie's. */
+	if (D.d_path != NULL &&
+	    jobenv_get((char *const *)job_env(j), "PATH") == NULL &&
+	    jobenv_set(&env, "PATH", D.d_path) == -1)
 		fatal("environment");
 	fmt_utc(fire, when, sizeof(when));
 	if (jobenv_set(&env, "CLUSTERCRON_FIRE_ID", fireid) == -1 ||
@@ -680,6 +686,37 @@ mail_output(struct fire *f, const struct passwd *pw, int failed)
 }
 
 /*
+ * cronie's -s: the output goes to the log, a CMDOUT line for each of
+ * its lines (escaped and cut as commands are), instead of a mail.
+ */
+static void
+log_output(const struct fire *f)
+{
+	const struct outbuf	*ob = &f->f_sj->sj_output;
+	const char		*p, *end, *nl;
+	char			*line, *esc;
+	size_t			 len;
+
+	p = ob->ob_buf;
+	end = p == NULL ? NULL : p + ob->ob_len;
+	while (p != NULL && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl != NULL ? nl : end) - p);
+		line = xmalloc(len + 1);
+		memcpy(line, p, len);
+		line[len] = '\0';
+		esc = cmd_escape(line);
+		log_info("(%s) CMDOUT (%s)", f->f_owner, esc);
+		free(esc);
+		free(line);
+		p = nl != NULL ? nl + 1 : end;
+	}
+	if (outbuf_truncated(ob))
+		log_info("(%s) CMDOUT (%llu more bytes not kept)", f->f_owner,
+		    (unsigned long long)(ob->ob_total - ob->ob_len));
+}
+
+/*
  * An attempt ended: record it, mail its output, then retry or finish
  * the fire.
  */
@@ -741,7 +778,9 @@ attempt_end(struct fire *f)
 	} else if (f->f_runid != 0)
 		pending_add(f, PK_END, NULL, !store_usable());
 	/* Only a run with output to mail needs its owner's entry. */
-	if (f->f_sj->sj_output.ob_total > 0 &&
+	if (D.d_output_log)
+		log_output(f);
+	else if (f->f_sj->sj_output.ob_total > 0 &&
 	    (pw = owner_pw(f->f_owner)) != NULL)
 		mail_output(f, pw, failed);
 	history_trim();

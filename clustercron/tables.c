@@ -105,7 +105,9 @@ static size_t	 users_unknown(const struct table *, const struct crontab *);
 static void	 table_load(struct table *, const char *, size_t);
 static void	 table_jobs(struct table *, struct crontab *);
 static const struct cron_tz *zone_get(const char *);
-static int	 name_ok(const char *);
+static int	 name_ok(enum tb_kind, const char *);
+static int	 lsb_name_ok(const char *);
+static int	 lower_or_digit(char);
 static int	 job_cmp(const void *, const void *);
 static void	 job_free(struct job *);
 static void	 jobs_moved(struct job *, size_t, struct job **);
@@ -143,11 +145,14 @@ table_cmp(struct table *a, struct table *b)
 
 /*
  * Debian's cron reads only names made of letters, digits, '_' and '-'
- * in /etc/cron.d, as run-parts(8) does.
+ * in /etc/cron.d, as run-parts(8) does.  Started with -l it takes the
+ * LSB's names there instead (lsb_name_ok()).
  */
 static int
-name_ok(const char *s)
+name_ok(enum tb_kind kind, const char *s)
 {
+	if (kind == TB_CROND && D.d_lsbnames)
+		return (lsb_name_ok(s));
 	if (*s == '\0')
 		return (0);
 	for (; *s != '\0'; s++) {
@@ -155,6 +160,68 @@ name_ok(const char *s)
 		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
 			return (0);
 	}
+	return (1);
+}
+
+static int
+lower_or_digit(char c)
+{
+	return ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+}
+
+/*
+ * The names Debian's cron -l reads in /etc/cron.d, as found by running
+ * it.  An LSB hierarchical name: words separated by '-', at least two,
+ * none empty, of lower case letters, digits, '_' and '.', the last of
+ * letters and digits only; but not one ending in "dpkg-old" or
+ * "dpkg-dist" after a first letter, digit or '-'.  Any other name only
+ * when made of lower case letters, digits and '-', starting with a
+ * letter or digit.  So "_pkg-job", "x.y-z", "pkg.dpkg-new" and "abc"
+ * are read; "Pkg", "a_b", "a.b", "job.sh" and "pkg.dpkg-old" are not.
+ */
+static int
+lsb_name_ok(const char *s)
+{
+	static const char *const leftovers[] = { "dpkg-old", "dpkg-dist" };
+	const char	*p;
+	size_t		 n = 0, words = 0, len, i, sl;
+	int		 plain = 1, hier = 1;
+
+	for (p = s; hier; p++) {
+		if (*p == '-' || *p == '\0') {
+			if (n == 0)
+				hier = 0;
+			words++;
+			if (*p == '\0')
+				break;
+			n = 0;
+			plain = 1;
+			continue;
+		}
+		if (!lower_or_digit(*p)) {
+			if (*p != '_' && *p != '.')
+				hier = 0;
+			plain = 0;
+		}
+		n++;
+	}
+	if (hier && words >= 2 && plain) {
+		if (!lower_or_digit(*s))
+			return (1);
+		len = strlen(s);
+		for (i = 0; i < sizeof(leftovers) / sizeof(leftovers[0]);
+		    i++) {
+			sl = strlen(leftovers[i]);
+			if (len > sl && strcmp(s + len - sl, leftovers[i]) == 0)
+				return (0);
+		}
+		return (1);
+	}
+	if (!lower_or_digit(*s))
+		return (0);
+	for (p = s + 1; *p != '\0'; p++)
+		if (!lower_or_digit(*p) && *p != '-')
+			return (0);
 	return (1);
 }
 
@@ -457,6 +524,7 @@ sched_put(const struct jsched *cjs)
 int
 tables_init(void)
 {
+	struct store_url su;
 	const char	*p;
 	char		*s;
 
@@ -475,11 +543,10 @@ tables_init(void)
 			free(s);
 		}
 	}
-	p = D.d_conf.c_store;
-	if (strncmp(p, "sqlite:", 7) == 0 || strstr(p, "://") == NULL) {
-		if (strncmp(p, "sqlite:", 7) == 0)
-			p += 7;
-		s = xstrdup(p);
+	if (store_url_parse(D.d_conf.c_store, &su, NULL) == 0 &&
+	    su.su_backend == STORE_SQLITE) {
+		s = su.su_path;
+		su.su_path = NULL;
 		if ((p = strrchr(s, '/')) == NULL) {
 			dbdir = xstrdup(".");
 			dbbase = s;
@@ -490,8 +557,11 @@ tables_init(void)
 			free(s);
 		}
 	}
+	store_url_free(&su);
 
-	D.d_ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	/* Without inotify (-i) every source is checked periodically. */
+	D.d_ino = D.d_noinotify ? -1 :
+	    inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	watches_add();
 	return (D.d_ino == -1 ? -1 : 0);
 }
@@ -736,7 +806,7 @@ scan_dir(enum tb_kind kind, const char *dir, int force)
 	} else {
 		dir_failed[kind] = 0;
 		while ((de = readdir(dp)) != NULL) {
-			if (!name_ok(de->d_name))
+			if (!name_ok(kind, de->d_name))
 				continue;
 			if (kind == TB_SPOOL && !D.d_root &&
 			    strcmp(de->d_name, D.d_user) != 0)
@@ -824,12 +894,14 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force)
 		want = pw->pw_uid;
 	} else
 		want = 0;
-	if (sb.st_uid != want && (D.d_root || sb.st_uid != D.d_uid)) {
+	/* -p, cronie's "permit any crontab", skips both checks. */
+	if (!D.d_permit_any && sb.st_uid != want &&
+	    (D.d_root || sb.st_uid != D.d_uid)) {
 		log_warnx("(%s) WRONG FILE OWNER (%s)",
 		    user != NULL ? user : "CRON", path);
 		goto bad;
 	}
-	if ((sb.st_mode & 022) != 0) {
+	if (!D.d_permit_any && (sb.st_mode & 022) != 0) {
 		log_warnx("(%s) BAD FILE MODE (%s)",
 		    user != NULL ? user : "CRON", path);
 		goto bad;
@@ -908,8 +980,9 @@ table_load(struct table *tb, const char *text, size_t len)
 			    tb->tb_name, dg->d_line, dg->d_col, dg->d_msg);
 		}
 		if (r == 1) {
-			log_warnx("(%s) ERROR (%s: %zu errors, table ignored)",
-			    who, tb->tb_name, ct->ct_nerr);
+			log_warnx("(%s) ERROR (%s: %zu error%s, table ignored)",
+			    who, tb->tb_name, ct->ct_nerr,
+			    ct->ct_nerr == 1 ? "" : "s");
 			crontab_free(ct);
 			ct = NULL;
 		} else if (users_unknown(tb, ct) > 0) {

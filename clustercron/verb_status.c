@@ -10,8 +10,9 @@
  * skew is shown instead).  A node is dead when its last heartbeat is
  * older than node-timeout, the rule by which the daemons themselves
  * give its runs up for lost.  On SQLite there is one node and it
- * records its start only (an idle daemon never writes), so there the
- * age is not judged.
+ * records its start only (an idle daemon never writes): it has no
+ * heartbeat, so none is shown (the time since its start would read as
+ * a heartbeat long stale) and it is not judged.
  */
 
 #include <err.h>
@@ -96,9 +97,12 @@ show_json(const struct store_node *nodes, size_t nnodes,
 			json_bool(&js, now - nodes[i].n_beat > timeout);
 		else
 			json_null(&js);
-		json_time(&js, "heartbeat", nodes[i].n_beat);
+		json_time(&js, "heartbeat", judge ? nodes[i].n_beat : 0);
 		json_key(&js, "heartbeat_age_ms");
-		json_int(&js, now - nodes[i].n_beat);
+		if (judge)
+			json_int(&js, now - nodes[i].n_beat);
+		else
+			json_null(&js);
 		json_key(&js, "skew_ms");
 		json_int(&js, nodes[i].n_skew);
 		json_time(&js, "started", nodes[i].n_started);
@@ -149,8 +153,11 @@ show_people(const struct store_node *nodes, size_t nnodes,
 			tbl_addf(&t, "dead (%s)", state);
 		else
 			tbl_add(&t, state);
-		admin_age(now - nodes[i].n_beat, buf, sizeof(buf));
-		tbl_addf(&t, "%s ago", buf);
+		if (judge) {
+			admin_age(now - nodes[i].n_beat, buf, sizeof(buf));
+			tbl_addf(&t, "%s ago", buf);
+		} else
+			tbl_add(&t, "-");
 		skew = nodes[i].n_skew;
 		admin_dur(skew < 0 ? -skew : skew, buf, sizeof(buf));
 		tbl_addf(&t, "%c%s", skew < 0 ? '-' : '+', buf);

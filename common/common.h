@@ -18,9 +18,19 @@
 /*
  * log.c: the daemon logs to syslog (LOG_CRON) in cron's shape; with
  * log_init(..., 1) everything goes to standard error instead, prefixed
- * with the program's name.  fatal() and fatalx() log and exit 1.
+ * with the program's name.  log_init_file() appends lines to a file
+ * instead (created mode 0640), stamped as syslog stamps them: time,
+ * tag[pid]; it returns 0, or -1 with errno set and the log unchanged.
+ * log_reopen() opens the file again (after a rotation) and returns 0,
+ * or -1 with errno set, logging on to the old one.
+ * log_stderr_is_journal() says whether standard error is systemd's
+ * journal ($JOURNAL_STREAM names its device and inode).  fatal() and
+ * fatalx() log and exit 1.
  */
 void	 log_init(const char *, int);
+int	 log_init_file(const char *, const char *);
+int	 log_reopen(void);
+int	 log_stderr_is_journal(void);
 void	 log_setverbose(int);
 void	 log_warn(const char *, ...)
 	    __attribute__((__format__ (printf, 1, 2)));
@@ -34,6 +44,20 @@ void	 fatal(const char *, ...)
 	    __attribute__((__format__ (printf, 1, 2), __noreturn__));
 void	 fatalx(const char *, ...)
 	    __attribute__((__format__ (printf, 1, 2), __noreturn__));
+
+/*
+ * sdnotify.c: the service manager's notification protocol (systemd's
+ * sd_notify(3)) without libsystemd.  sdnotify_init() takes the socket
+ * from $NOTIFY_SOCKET (a path, or an abstract name written with a
+ * leading '@') and removes the variable from the environment, so that
+ * no child ever inherits it; it returns 1 when there is a socket, 0
+ * when there is none, -1 with errno set when the value is unusable.
+ * sdnotify() sends one datagram of "NAME=value" lines (printf-style)
+ * and returns 0, also when there is no socket, or -1 with errno set.
+ */
+int	 sdnotify_init(void);
+int	 sdnotify(const char *, ...)
+	    __attribute__((__format__ (printf, 1, 2)));
 
 /*
  * xmalloc.c: allocators for programs; they exit with a message when

@@ -552,17 +552,22 @@ nomem(struct store_error *err)
 /* Opening and closing. */
 
 /*
- * URLs: "sqlite:PATH" or a bare path; "mysql://[host[:port]]/db" with
- * an optional "?socket=PATH" (also "mariadb://").  User names and
- * passwords are refused: they belong in the option file only.
+ * URLs: "sqlite:PATH" (also "sqlite://PATH") or a bare path;
+ * "mysql://[host[:port]]/db" with an optional "?socket=PATH" (also
+ * "mariadb://").  User names and passwords are refused: they belong in
+ * the option file only.  This is the one place that reads a store URL;
+ * the programs ask here which backend and which file a URL names.
  */
-static int
-parse_url(struct store *st, const char *url, struct store_error *err)
+int
+store_url_parse(const char *url, struct store_url *su,
+    struct store_error *err)
 {
 	const char	*p, *slash, *q, *colon, *errstr;
-	char		*host;
+	char		 port[8];
 	size_t		 hl;
 
+	err = err_init(err);
+	memset(su, 0, sizeof(*su));
 	if (url == NULL || *url == '\0') {
 		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
 		    "no store configured");
@@ -574,65 +579,98 @@ parse_url(struct store *st, const char *url, struct store_error *err)
 			p += 2;
 		if (*p == '\0')
 			goto bad;
-		st->s_ops = &store_sqlite_ops;
-		return ((st->s_path = strdup(p)) == NULL ? nomem(err) : 0);
-	}
-	if (strncmp(url, "mysql://", 8) == 0)
+	} else if (strncmp(url, "mysql://", 8) == 0) {
 		p = url + 8;
-	else if (strncmp(url, "mariadb://", 10) == 0)
+		goto mysql;
+	} else if (strncmp(url, "mariadb://", 10) == 0) {
 		p = url + 10;
-	else if (strstr(url, "://") != NULL)
+		goto mysql;
+	} else if (strstr(url, "://") != NULL)
 		goto bad;
-	else {
-		st->s_ops = &store_sqlite_ops;
-		return ((st->s_path = strdup(url)) == NULL ? nomem(err) : 0);
-	}
-	st->s_ops = &store_mysql_ops;
+	else
+		p = url;
+	su->su_backend = STORE_SQLITE;
+	if ((su->su_path = strdup(p)) == NULL)
+		goto nomem;
+	return (0);
+
+mysql:
+	su->su_backend = STORE_MYSQL;
 	if ((slash = strchr(p, '/')) == NULL)
 		goto bad;
 	if (memchr(p, '@', slash - p) != NULL) {
 		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "store URL must "
 		    "not hold a user or password: put them in the option "
 		    "file");
-		return (-1);
+		goto fail;
 	}
 	hl = slash - p;
 	if ((colon = memchr(p, ':', hl)) != NULL) {
-		char	 port[8];
-
 		if ((size_t)(slash - colon - 1) >= sizeof(port))
 			goto bad;
 		memcpy(port, colon + 1, slash - colon - 1);
 		port[slash - colon - 1] = '\0';
-		st->s_port = strtonum(port, 1, 65535, &errstr);
+		su->su_port = strtonum(port, 1, 65535, &errstr);
 		if (errstr != NULL)
 			goto bad;
 		hl = colon - p;
 	}
-	if (hl > 0) {
-		if ((host = dupn(p, hl)) == NULL)
-			return (nomem(err));
-		st->s_host = host;
-	}
+	if (hl > 0 && (su->su_host = dupn(p, hl)) == NULL)
+		goto nomem;
 	p = slash + 1;
 	q = strchr(p, '?');
 	if ((q == NULL && *p == '\0') || q == p)
 		goto bad;
-	if ((st->s_db = dupn(p, q == NULL ? strlen(p) :
+	if ((su->su_db = dupn(p, q == NULL ? strlen(p) :
 	    (size_t)(q - p))) == NULL)
-		return (nomem(err));
+		goto nomem;
 	if (q != NULL) {
 		if (strncmp(q + 1, "socket=", 7) != 0 || q[8] == '\0')
 			goto bad;
-		if ((st->s_socket = strdup(q + 8)) == NULL)
-			return (nomem(err));
+		if ((su->su_socket = strdup(q + 8)) == NULL)
+			goto nomem;
 	}
 	return (0);
 bad:
 	store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store URL \"%s\": "
 	    "expected sqlite:PATH, mysql://HOST[:PORT]/DB or "
 	    "mysql:///DB?socket=PATH", url);
+	goto fail;
+nomem:
+	nomem(err);
+fail:
+	store_url_free(su);
 	return (-1);
+}
+
+void
+store_url_free(struct store_url *su)
+{
+	if (su == NULL)
+		return;
+	free(su->su_path);
+	free(su->su_host);
+	free(su->su_db);
+	free(su->su_socket);
+	memset(su, 0, sizeof(*su));
+}
+
+/* The store takes the URL's parts over. */
+static int
+parse_url(struct store *st, const char *url, struct store_error *err)
+{
+	struct store_url	 su;
+
+	if (store_url_parse(url, &su, err) == -1)
+		return (-1);
+	st->s_ops = su.su_backend == STORE_SQLITE ? &store_sqlite_ops :
+	    &store_mysql_ops;
+	st->s_path = su.su_path;
+	st->s_host = su.su_host;
+	st->s_port = su.su_port;
+	st->s_db = su.su_db;
+	st->s_socket = su.su_socket;
+	return (0);
 }
 
 /*

@@ -112,6 +112,31 @@ struct store_config {
 };
 
 /*
+ * A store URL taken apart, as store_open() reads it: which backend it
+ * names and, for SQLite, the database file.  Programs ask here rather
+ * than read URLs themselves (mysql:// and mariadb:// are one backend;
+ * sqlite:PATH, sqlite://PATH and a bare path are another).
+ * store_url_parse() fills *su with strings of its own, or returns -1
+ * with *su zeroed and *err saying what is wrong (a URL holding a user
+ * or password is refused); store_url_free() frees them and accepts a
+ * zeroed or freed struct.
+ */
+enum store_backend { STORE_SQLITE = 1, STORE_MYSQL };
+
+struct store_url {
+	enum store_backend su_backend;
+	char		*su_path;	/* SQLite: the database file */
+	char		*su_host;	/* MySQL: NULL from option file */
+	unsigned int	 su_port;	/* 0 for the default */
+	char		*su_db;
+	char		*su_socket;	/* NULL for the default */
+};
+
+int	 store_url_parse(const char *, struct store_url *,
+	    struct store_error *);
+void	 store_url_free(struct store_url *);
+
+/*
  * store_open() connects as the config says, creates the schema or
  * migrates it forward to the current version, and returns the store in
  * *out.  A schema newer than this program's is refused (STORE_FATAL),

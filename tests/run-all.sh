@@ -107,12 +107,20 @@ fi
 
 # Tests that preload libfaketime put it before the ASan runtime; ASan
 # must be told that this is intended.
+#
+# The daemons of the main stage run detached, as users run them
+# (tests/daemon/lib.sh); here they run with -f, so that what the
+# sanitizers report on standard error lands in each daemon's log, where
+# lib.sh finds it and fails the test (a detached daemon's standard
+# error is /dev/null once it is ready).  So every daemon and cluster
+# test runs once in each mode.
 if build build-asan sanitizers --enable-werror --enable-sanitizers; then
 	# All but the load-spreading measure, which takes two minutes
 	# and exercises no code the other cluster tests do not.
 	set --
 	[ -d build/tests ] && set -- TESTS="$(tests_ran |
 	    grep -v '^tests/daemon/node-spread' | tr '\n' ' ')"
+	DMN_MODE=foreground \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    check build-asan sanitizers "$@" || stage_fail "sanitizers"

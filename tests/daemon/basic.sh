@@ -42,6 +42,11 @@ CLUSTERCRON_SECONDS=yes
 * * * * * * $ME touch $O/broken
 61 * * * * * $ME touch $O/broken
 EOF
+cat >"$T/a/cron.d/broken2" <<EOF
+CLUSTERCRON_SECONDS=yes
+61 * * * * * $ME touch $O/broken
+* * 25 * * * $ME touch $O/broken
+EOF
 
 dmn_start a
 
@@ -80,7 +85,9 @@ same "no mail from a job with MAILTO empty" \
 
 contains "broken table logged with file and line" "$(cat "$T/a.log")" \
     "cron.d/broken:3:1?[0-9]*: "
-contains "broken table ignored" "$(cat "$T/a.log")" "broken: 1 errors, table ignored"
+contains "broken table ignored" "$(cat "$T/a.log")" "broken: 1 error, table ignored"
+contains "... errors counted in words" "$(cat "$T/a.log")" \
+    "broken2: 2 errors, table ignored"
 same "skipped names never ran" "$(ls "$O" | grep -c -e skipped -e broken)" 0
 
 contains "CMD logged, with its pid (-L 8)" "$(cat "$T/a.log")" \

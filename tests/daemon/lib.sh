@@ -2,10 +2,19 @@
 # ISC licence: see LICENSE.
 #
 # lib.sh: helpers for the daemon's tests.  Each daemon runs as the
-# current user in the foreground with a configuration, tables, pid file
-# and log of its own under $T; the store is a SQLite file in $T unless
-# the test sets STORE (and MYSQL_FILE).  Every wait polls a condition
-# with a limit; nothing sleeps and hopes.
+# current user with a configuration, tables, pid file and log of its
+# own under $T; the store is a SQLite file in $T unless the test sets
+# STORE (and MYSQL_FILE).  Every wait polls a condition with a limit;
+# nothing sleeps and hopes.
+#
+# DMN_MODE says how dmn_start starts a daemon.  "detached", the
+# default, is how users and the package start it: it forks, returns
+# once ready, and logs to its log-file, $T/NAME.log.  "foreground" runs
+# it with -f in the background of the test's shell, logging to
+# standard error, redirected to the same file: the sanitizer stage of
+# tests/run-all.sh uses it, since a detached daemon's standard error is
+# /dev/null once it is ready and sanitizer reports go there.  Either
+# way a sanitizer report in a daemon's log fails the test.
 #
 #	dmn_setup NAME		make $T/NAME/ with crontab, cron.d, spool and
 #				clustercron.conf (extra keys on stdin); ctab's
@@ -24,7 +33,15 @@
 CCSTORE=$top_builddir/tests/daemon/ccstore
 ME=$(id -un)
 DAEMONS=
+DMN_MODE=${DMN_MODE:-detached}
 umask 022
+case $DMN_MODE in
+detached|foreground) ;;
+*)
+	echo "DMN_MODE=$DMN_MODE: expected detached or foreground"
+	exit 99
+	;;
+esac
 
 dmn_cleanup()
 {
@@ -39,6 +56,14 @@ dmn_cleanup()
 		pkill -9 -u "$_u" 2>/dev/null
 		wait_for 10 sh -c "! pgrep -u $_u" || echo "$_u: still running"
 		userdel "$_u" >/dev/null 2>&1 || echo "userdel $_u failed"
+	done
+	# What the sanitizers found in a daemon fails the test.
+	for _n in $DAEMONS; do
+		if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+		    "$T/$_n.log" 2>/dev/null; then
+			echo "FAIL: sanitizer report in $_n's log"
+			[ $_rc -eq 0 ] && _rc=1
+		fi
 	done
 	if [ $_rc -ne 0 ] && [ $_rc -ne 77 ]; then
 		for _n in $DAEMONS; do
@@ -90,6 +115,7 @@ dmn_setup()
 		echo "ctab-copy-dir = $T/$1/copies"
 		echo "sendmail = $T/sendmail -t"
 		echo "shutdown-grace = 20s"
+		[ "$DMN_MODE" = detached ] && echo "log-file = $T/$1.log"
 		cat
 	} >"$T/$1/clustercron.conf"
 }
@@ -142,9 +168,19 @@ dmn_start()
 	*) DAEMONS="$DAEMONS $_n" ;;
 	esac
 	: >"$T/$_n.log"
-	"$CLUSTERCRON" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" "$@" \
-	    >>"$T/$_n.log" 2>&1 &
-	echo $! >"$T/$_n/pid.shell"
+	if [ "$DMN_MODE" = foreground ]; then
+		"$CLUSTERCRON" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
+		    "$@" >>"$T/$_n.log" 2>&1 &
+		echo $! >"$T/$_n/pid.shell"
+	elif "$CLUSTERCRON" ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
+	    "$@" >>"$T/$_n.log" 2>&1; then
+		# Ready: its pid file is written.
+		cp "$T/$_n/pid" "$T/$_n/pid.shell"
+	else
+		fail "$_n did not start (exit $?)"
+		cat "$T/$_n.log"
+		exit 1
+	fi
 	if ! wait_for 20 in_log "$_n" 'STARTUP'; then
 		fail "$_n did not start"
 		cat "$T/$_n.log"
@@ -152,9 +188,13 @@ dmn_start()
 	fi
 }
 
+# dmn_alive NAME: its process is there and not a zombie (a detached
+# daemon is not the test's child; its parent reaps it).
 dmn_alive()
 {
-	kill -0 "$(cat "$T/$1/pid.shell")" 2>/dev/null
+	_p=$(cat "$T/$1/pid.shell")
+	kill -0 "$_p" 2>/dev/null &&
+	    [ "$(ps -o stat= -p "$_p" 2>/dev/null | cut -c 1)" != Z ]
 }
 
 dmn_dead()

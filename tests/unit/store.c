@@ -32,6 +32,7 @@ static int		 is_mysql;
 static struct store *open_node(const char *, const char *, int);
 static void	 mkid(char *, size_t, const char *, int);
 static void	 test_open(void);
+static void	 test_url(void);
 static void	 test_jobs(struct store *);
 static void	 test_claims(struct store *, struct store *);
 static void	 test_inflight(struct store *, struct store *);
@@ -1857,9 +1858,74 @@ test_migrate(const char *url, int via)
 	store_close(st);
 }
 
+/*
+ * store_url_parse(): the one reader of store URLs.  mariadb:// is the
+ * MySQL backend as mysql:// is (the daemon retries either at start).
+ */
+static void
+test_url(void)
+{
+	static const struct {
+		const char	*url;
+		int		 backend;	/* 0: refused */
+		const char	*path, *host, *db, *socket;
+		unsigned int	 port;
+	} cases[] = {
+		{ "sqlite:/var/lib/cc.db", STORE_SQLITE, "/var/lib/cc.db",
+		    NULL, NULL, NULL, 0 },
+		{ "sqlite:///var/lib/cc.db", STORE_SQLITE, "/var/lib/cc.db",
+		    NULL, NULL, NULL, 0 },
+		{ "sqlite:rel.db", STORE_SQLITE, "rel.db", NULL, NULL, NULL,
+		    0 },
+		{ "/bare/path.db", STORE_SQLITE, "/bare/path.db", NULL, NULL,
+		    NULL, 0 },
+		{ "mysql://db1:3307/cc", STORE_MYSQL, NULL, "db1", "cc",
+		    NULL, 3307 },
+		{ "mariadb://db1/cc", STORE_MYSQL, NULL, "db1", "cc", NULL,
+		    0 },
+		{ "mariadb:///cc?socket=/run/m.sock", STORE_MYSQL, NULL,
+		    NULL, "cc", "/run/m.sock", 0 },
+		{ "mysql:///cc", STORE_MYSQL, NULL, NULL, "cc", NULL, 0 },
+		{ "mysql://bob:secret@db1/cc", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "mariadb://db1:0/cc", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "mysql://db1/", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "mysql:///cc?sock=/x", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "postgres://db1/cc", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "sqlite:", 0, NULL, NULL, NULL, NULL, 0 },
+		{ "", 0, NULL, NULL, NULL, NULL, 0 },
+	};
+	struct store_url	 su;
+	struct store_error	 err;
+	size_t			 i;
+	int			 r;
+
+#define SAME(a, b)	((a) == NULL ? (b) == NULL : \
+	    (b) != NULL && strcmp((a), (b)) == 0)
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = store_url_parse(cases[i].url, &su, &err);
+		if (cases[i].backend == 0) {
+			ok(r == -1 && su.su_path == NULL && su.su_db == NULL &&
+			    strstr(err.se_msg, "secret") == NULL,
+			    "url \"%s\" refused: %s", cases[i].url,
+			    err.se_msg);
+			continue;
+		}
+		ok(r == 0 && (int)su.su_backend == cases[i].backend &&
+		    SAME(cases[i].path, su.su_path) &&
+		    SAME(cases[i].host, su.su_host) &&
+		    SAME(cases[i].db, su.su_db) &&
+		    SAME(cases[i].socket, su.su_socket) &&
+		    su.su_port == cases[i].port, "url \"%s\"", cases[i].url);
+		store_url_free(&su);
+		store_url_free(&su);
+	}
+#undef SAME
+}
+
 int
 main(void)
 {
+	struct store_url su;
 	struct store	*a, *b, *c;
 	const char	*env;
 
@@ -1873,13 +1939,16 @@ main(void)
 		env = getenv("CLUSTERCRON_TEST_STORE2");
 		strlcpy(url2, env != NULL ? env : "", sizeof(url2));
 		cnf = getenv("CLUSTERCRON_TEST_MYSQL_CNF");
-		is_mysql = strncmp(url1, "mysql:", 6) == 0;
+		is_mysql = store_url_parse(url1, &su, NULL) == 0 &&
+		    su.su_backend == STORE_MYSQL;
+		store_url_free(&su);
 	} else {
 		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
 		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
 		snprintf(url3, sizeof(url3), "%s/old3.db", tmpdir);
 	}
 	diag("store %s", url1);
+	test_url();
 	test_open();
 	a = open_node(url1, "nodeA", 0);
 	b = open_node(url1, "nodeB", 0);
