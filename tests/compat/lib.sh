@@ -219,9 +219,13 @@ deb_log()
 	    "$T/syslog"
 }
 
+# our_log NAME: the lines of our daemon's log, less the prefix, which
+# is "clustercron: " with -f and a time and "CRON[pid]: " in the
+# log-file a detached daemon writes (tests/daemon/lib.sh, DMN_MODE).
 our_log()
 {
-	sed -n 's/^clustercron: //p' "$T/$1.log"
+	sed -nE 's/^clustercron: //p; s/^[0-9T:+-]+ CRON\[[0-9]+\]: //p' \
+	    "$T/$1.log"
 }
 
 children()
