@@ -30,8 +30,10 @@
 #     that both its job and alice's every-minute job come due within
 #     seconds; alice's job checks its user, groups, environment and
 #     %-input, and its output is mailed through the stand-in;
-#   - reload, crontab -r, apt-get remove (no daemon, socket or unit
-#     left) and purge (no store or configuration left; the imported
+#   - reload; a stop, with crontab -l answered from the daemon's local
+#     copy and crontab -e refused, then a start; crontab -r, apt-get
+#     remove (no daemon, socket or unit left) and purge (no store,
+#     local copies or configuration left; the imported
 #     table kept in /var/lib/clustercron/spool-imported, as
 #     doc/migrating.md and debian/clustercron.postrm say);
 #   - installed again where policy-rc.d forbids starting daemons: the
@@ -423,6 +425,30 @@ else
 	cat "$tmp/reload.log"
 	fail "reload through the init script"
 fi
+# Stopped through the init script: crontab -l still shows alice's
+# table, from the copy the daemon keeps, and says it may be stale;
+# crontab -e says how to start the daemon, and changes nothing.
+if in_root /etc/init.d/clustercron stop >"$tmp/stop.log" 2>&1 &&
+    [ -z "$(in_root_named clustercron)" ] &&
+    as_alice "crontab -l" >"$tmp/listed" 2>"$tmp/listed.err" &&
+    cmp -s "$tmp/edited" "$tmp/listed" &&
+    grep -q 'may be stale' "$tmp/listed.err" &&
+    ! as_alice "EDITOR=/tmp/edit.sh crontab -e" >"$tmp/edit.log" 2>&1 &&
+    grep -q '/etc/init.d/clustercron start' "$tmp/edit.log"; then
+	ok "daemon stopped: crontab -l from the local copy, -e refused"
+else
+	cat "$tmp/stop.log" "$tmp/listed" "$tmp/listed.err" "$tmp/edit.log"
+	fail "daemon stopped: crontab -l from the local copy, -e refused"
+fi
+
+if in_root /etc/init.d/clustercron start >"$tmp/start.log" 2>&1 &&
+    [ -n "$(in_root_named clustercron)" ]; then
+	ok "start through the init script"
+else
+	cat "$tmp/start.log"
+	fail "start through the init script"
+fi
+
 if as_alice "crontab -r" >"$tmp/r.log" 2>&1 &&
     ! as_alice "crontab -l" >"$tmp/listed" 2>/dev/null &&
     [ ! -s "$tmp/listed" ]; then
@@ -459,7 +485,7 @@ else
 	fail "apt-get purge clustercron"
 fi
 left=$(cd "$root" && ls -d var/lib/clustercron/clustercron.db* \
-    etc/clustercron.conf etc/default/clustercron etc/init.d/clustercron \
+    var/cache/clustercron etc/clustercron.conf etc/default/clustercron etc/init.d/clustercron \
     etc/rc[0-6S].d/*clustercron run/clustercron.* \
     etc/systemd/system/*/clustercron.service 2>/dev/null)
 if [ -z "$left" ]; then
