@@ -76,6 +76,7 @@ spool-dir =
 pidfile = $d/clustercron.pid
 reboot-file = $d/reboot
 ctab-socket = $d/ctab.sock
+ctab-copy-dir = $d/copies
 sendmail =
 EOC
 
