@@ -97,12 +97,17 @@ static struct jsched	**scheds;
 static size_t		 nscheds, schedcap;
 
 /*
- * The identities of the jobs that left a table since the last
- * registration, to let go of in the store unless another table has
- * them; and whether the store is owed this node's whole set (at start,
- * until a sync succeeds).
+ * The jobs that left a table since the last registration, to let go of
+ * in the store unless another table has them, each with a cheap hash
+ * of its owner and command (job_sum()); and whether the store is owed
+ * this node's whole set (at start, until a sync succeeds).
  */
-static uint8_t		(*left)[JOB_IDLEN];
+struct left {
+	uint8_t		 l_id[JOB_IDLEN];
+	uint32_t	 l_sum;
+	int		 l_held;
+};
+static struct left	*left;
 static size_t		 nleft, leftcap;
 static int		 sync_owed = 1;
 
@@ -147,9 +152,11 @@ static size_t	 kind_slot(const struct kinds *, const struct jsched *,
 static size_t	 kind_get(struct kinds *, const struct jsched *,
 		    const struct jctx *);
 static int	 stat_same(const struct table *, const struct stat *);
-static void	 left_add(const uint8_t *);
-static int	 id_cmp(const void *, const void *);
-static int	 job_held(const uint8_t *);
+static uint32_t	 job_sum(const struct job *);
+static void	 left_add(const uint8_t *, const struct job *);
+static int	 left_cmp(const void *, const void *);
+static int	 sum_cmp(const void *, const void *);
+static void	 left_held(const uint8_t *);
 static int	 jobs_release(void);
 static void	 register_retry(const struct store_error *);
 
@@ -1221,7 +1228,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		else
 			c = memcmp(oids[i], nids[k], JOB_IDLEN);
 		if (c < 0) {
-			left_add(oids[i]);
+			left_add(oids[i], &old[i]);
 			job_free(&old[i++]);
 			continue;
 		}
@@ -1527,43 +1534,71 @@ register_retry(const struct store_error *se)
 		mtimer_set(&D.d_scan_timer, D.d_mono_now + REGISTER_RETRY_MS);
 }
 
-/* A job left a table: let go of it at the next registration. */
+/*
+ * FNV-1a over the job's owner and command: jobs of the same identity
+ * have the same sum, and two jobs of different sums have different
+ * identities, which costs a hash of the whole entry to make.
+ */
+static uint32_t
+job_sum(const struct job *j)
+{
+	const unsigned char	*p;
+	uint32_t		 h = 2166136261u;
+
+	for (p = (const unsigned char *)job_owner(j); *p != '\0'; p++)
+		h = (h ^ *p) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (p = (const unsigned char *)job_cmd(j); *p != '\0'; p++)
+		h = (h ^ *p) * 16777619u;
+	return (h);
+}
+
+/* Job j of identity id left a table: let go of it at the registration. */
 static void
-left_add(const uint8_t *id)
+left_add(const uint8_t *id, const struct job *j)
 {
 	if (nleft == leftcap) {
 		leftcap = leftcap == 0 ? 64 : leftcap * 2;
 		left = xreallocarray(left, leftcap, sizeof(*left));
 	}
-	memcpy(left[nleft++], id, JOB_IDLEN);
+	memcpy(left[nleft].l_id, id, JOB_IDLEN);
+	left[nleft].l_sum = job_sum(j);
+	left[nleft++].l_held = 0;
 }
 
 static int
-id_cmp(const void *a, const void *b)
+left_cmp(const void *a, const void *b)
 {
 	return (memcmp(a, b, JOB_IDLEN));
 }
 
-/* Whether a table of this node has the job (every tb_ids made). */
 static int
-job_held(const uint8_t *id)
+sum_cmp(const void *a, const void *b)
 {
-	struct table	*tb;
+	uint32_t	 x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	RB_FOREACH(tb, tables, &D.d_tables)
-		if (tb->tb_njobs > 0 && bsearch(id, tb->tb_ids,
-		    tb->tb_njobs, JOB_IDLEN, id_cmp) != NULL)
-			return (1);
-	return (0);
+	return (x < y ? -1 : x > y);
+}
+
+/* A table has job id: if it left one, it is held still. */
+static void
+left_held(const uint8_t *id)
+{
+	struct left	*l;
+
+	if ((l = bsearch(id, left, nleft, sizeof(*left), left_cmp)) != NULL)
+		l->l_held = 1;
 }
 
 /*
  * Let go of the jobs that left their tables and are in no other table
  * of this node (the same entry may be in two: a spool table and the
- * stored table it was imported into).  The identities of every table
- * are made for the look-up, and dropped with the others after the
- * registration.  Returns 0, or -1 when the store failed: they are kept
- * for the next registration.
+ * stored table it was imported into).  A table's identities are at
+ * hand for a while after it was read (tb_ids); otherwise only the jobs
+ * whose owner and command hash as one that left have theirs made, so
+ * that a table removed beside 100,000 jobs costs no 100,000 hashes of
+ * whole entries.  Returns 0, or -1 when the store failed: they are
+ * kept for the next registration.
  */
 static int
 jobs_release(void)
@@ -1572,28 +1607,44 @@ jobs_release(void)
 	struct store_error	 se;
 	char			(*hex)[CRON_IDLEN + 1], buf[CRON_IDLEN + 1];
 	const char		**ids;
+	uint32_t		*sums, sum;
+	uint8_t			 id[JOB_IDLEN];
 	size_t			 i, k, n = 0, gone;
 	int			 rc = 0;
 
-	qsort(left, nleft, sizeof(*left), id_cmp);
+	qsort(left, nleft, sizeof(*left), left_cmp);
 	for (i = k = 0; i < nleft; i++)
-		if (k == 0 || memcmp(left[k - 1], left[i], JOB_IDLEN) != 0)
-			memmove(left[k++], left[i], JOB_IDLEN);
+		if (k == 0 || memcmp(left[k - 1].l_id, left[i].l_id,
+		    JOB_IDLEN) != 0)
+			left[k++] = left[i];
 	nleft = k;
-	RB_FOREACH(tb, tables, &D.d_tables) {
-		if (tb->tb_ids != NULL || tb->tb_njobs == 0)
-			continue;
-		tb->tb_ids = xreallocarray(NULL, tb->tb_njobs,
-		    sizeof(*tb->tb_ids));
-		for (i = 0; i < tb->tb_njobs; i++)
-			id_bin(job_id(&tb->tb_jobs[i], buf), tb->tb_ids[i]);
+	sums = xreallocarray(NULL, nleft, sizeof(*sums));
+	for (i = 0; i < nleft; i++) {
+		left[i].l_held = 0;
+		sums[i] = left[i].l_sum;
 	}
+	qsort(sums, nleft, sizeof(*sums), sum_cmp);
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		for (i = 0; i < tb->tb_njobs; i++) {
+			if (tb->tb_ids != NULL) {
+				left_held(tb->tb_ids[i]);
+				continue;
+			}
+			sum = job_sum(&tb->tb_jobs[i]);
+			if (bsearch(&sum, sums, nleft, sizeof(*sums),
+			    sum_cmp) == NULL)
+				continue;
+			id_bin(job_id(&tb->tb_jobs[i], buf), id);
+			left_held(id);
+		}
+	}
+	free(sums);
 	hex = xreallocarray(NULL, nleft, sizeof(*hex));
 	ids = xreallocarray(NULL, nleft, sizeof(*ids));
 	for (i = 0; i < nleft; i++) {
-		if (job_held(left[i]))
+		if (left[i].l_held)
 			continue;
-		id_hex(left[i], hex[n]);
+		id_hex(left[i].l_id, hex[n]);
 		ids[n] = hex[n];
 		n++;
 	}

@@ -1005,6 +1005,8 @@ clip(const char *s, size_t max)
 struct digest {
 	char	*d_id;
 	int64_t	 d_sum;
+	int	 d_held;	/* this node holds it */
+	int	 d_seen;	/* among the jobs being registered */
 };
 
 #define REG_SCAN	256	/* from this many jobs, read digests first */
@@ -1223,7 +1225,9 @@ holds_drop(struct store *st, const char *const *ids, size_t n,
  * this node holds them all.  With many jobs (a daemon starting) the
  * stored digests and this node's holds are read first, once, so that
  * only what differs is written; a sync then releases what this node
- * held and holds no longer.
+ * held and holds no longer.  A hold of a job that has no row (deleted
+ * behind the store's back) is released too, unless the job is among
+ * those registered, whose row is then written again.
  */
 static int
 reg_fn(struct store *st, void *arg, struct store_error *err)
@@ -1231,14 +1235,14 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	struct reg_arg		*a = arg;
 	const struct store_job	*j, **todo = NULL;
 	const char		**ids = NULL, **add = NULL, **rel = NULL;
-	const char		**held, *hkey;
-	struct digest		 key, *found;
+	char			**held;
+	struct digest		 key, *found, *d;
 	struct vec		 dv, hv;
 	struct wtrx		 w;
 	struct sval		*p = NULL;
 	size_t			 off, k, i, max, ntodo = 0, nadd = 0, nrel = 0;
 	int64_t			 sum;
-	int			 rc = -1, scan;
+	int			 rc = -1;
 
 	memset(&dv, 0, sizeof(dv));
 	dv.v_size = sizeof(struct digest);
@@ -1251,15 +1255,13 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	max = st->s_ops->o_max_rows;
 	if ((p = reallocarray(NULL, max, JOB_NCOLS * sizeof(*p))) == NULL ||
 	    (todo = reallocarray(NULL, a->n + 1, sizeof(*todo))) == NULL ||
-	    (ids = reallocarray(NULL, a->n + 1, sizeof(*ids))) == NULL ||
 	    (add = reallocarray(NULL, a->n + 1, sizeof(*add))) == NULL) {
 		nomem(err);
 		goto out;
 	}
 	if (w.w_local && xbegin(st, err) == -1)
 		goto out;
-	scan = a->n >= REG_SCAN || a->sync;
-	if (scan) {
+	if (a->n >= REG_SCAN || a->sync) {
 		if (xexec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
 		    digest_row, &dv, NULL, err) == -1)
 			goto out;
@@ -1269,19 +1271,36 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 		    trimjob_row, &hv, NULL, err) == -1)
 			goto out;
 		qsort(hv.v_p, hv.v_n, sizeof(char *), str_cmp);
+		if ((rel = reallocarray(NULL, hv.v_n + 1, sizeof(*rel))) ==
+		    NULL) {
+			nomem(err);
+			goto out;
+		}
+	}
+	/* Mark the jobs held, both lists sorted; rel[] gets the others. */
+	held = hv.v_p;
+	d = dv.v_p;
+	for (i = k = 0; i < hv.v_n; i++) {
+		while (k < dv.v_n && strcmp(d[k].d_id, held[i]) < 0)
+			k++;
+		if (k < dv.v_n && strcmp(d[k].d_id, held[i]) == 0)
+			d[k].d_held = 1;
+		else
+			rel[nrel++] = held[i];
 	}
 	for (i = 0; i < a->n; i++) {
 		j = &a->jobs[i];
-		ids[i] = j->j_id;
-		hkey = j->j_id;
-		if (hv.v_n == 0 || bsearch(&hkey, hv.v_p, hv.v_n,
-		    sizeof(char *), str_cmp) == NULL)
-			add[nadd++] = j->j_id;
+		found = NULL;
 		if (dv.v_n > 0) {
 			key.d_id = j->j_id;
 			found = bsearch(&key, dv.v_p, dv.v_n,
 			    sizeof(struct digest), digest_cmp);
-			if (found != NULL && found->d_sum == job_digest(j))
+		}
+		if (found == NULL || !found->d_held)
+			add[nadd++] = j->j_id;
+		if (found != NULL) {
+			found->d_seen = 1;
+			if (found->d_sum == job_digest(j))
 				continue;
 		}
 		todo[ntodo++] = j;
@@ -1311,17 +1330,26 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	}
 	if (holds_add(st, add, nadd, &w, err) == -1)
 		goto out;
-	if (a->sync && hv.v_n > 0) {
-		qsort(ids, a->n, sizeof(*ids), str_cmp);
-		if ((rel = reallocarray(NULL, hv.v_n, sizeof(*rel))) == NULL) {
-			nomem(err);
-			goto out;
+	if (a->sync) {
+		/* Holds of no row: released unless registered now. */
+		if (nrel > 0) {
+			if ((ids = reallocarray(NULL, a->n + 1,
+			    sizeof(*ids))) == NULL) {
+				nomem(err);
+				goto out;
+			}
+			for (i = 0; i < a->n; i++)
+				ids[i] = a->jobs[i].j_id;
+			qsort(ids, a->n, sizeof(*ids), str_cmp);
+			for (i = k = 0; i < nrel; i++)
+				if (bsearch(&rel[i], ids, a->n, sizeof(*ids),
+				    str_cmp) == NULL)
+					rel[k++] = rel[i];
+			nrel = k;
 		}
-		held = hv.v_p;
-		for (i = 0; i < hv.v_n; i++)
-			if (bsearch(&held[i], ids, a->n, sizeof(*ids),
-			    str_cmp) == NULL)
-				rel[nrel++] = held[i];
+		for (i = 0; i < dv.v_n; i++)
+			if (d[i].d_held && !d[i].d_seen)
+				rel[nrel++] = d[i].d_id;
 		if (holds_drop(st, rel, nrel, &w, &a->gone, err) == -1)
 			goto out;
 	}

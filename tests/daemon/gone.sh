@@ -5,13 +5,14 @@
 # tests/daemon/jobs-gone.sh (SQLite) and tests/cluster/jobs-gone.sh
 # (MariaDB), sourced after lib.sh and, for MariaDB, dmn_cluster.
 #
-# Node a has four tables of /etc/cron.d, node b one, the shared table,
-# which a has too; both run the table stored for the user.  Each job
-# writes its fire, node and identity to a file of its own.  Then, while
-# both run: the shared table leaves a (b keeps it: its job keeps its
-# row and runs on b, once a fire), a table of a's own goes, another is
-# replaced, and so is the stored table; then a stops, loses a table and
-# starts again.  Every job whose table went from every node leaves the
+# Node a has six tables of /etc/cron.d, two of them alike, and node b
+# one, the shared table, which a has too; both run the table stored for
+# the user.  Each job writes its fire, node and identity to a file of
+# its own.  Then, while both run: the shared table leaves a (b keeps
+# it: its job keeps its row and runs on b, once a fire), and so does
+# one of the two alike (the other keeps its job); a table of a's own
+# goes, another is replaced, and so is the stored table; then a stops,
+# loses a table and starts again.  Every job whose table went from every node leaves the
 # store (as ccstore reads it) and clustercron jobs, and clustercron
 # history still shows its runs, with its owner and command.  The other
 # jobs stay, and no fire of any job runs twice.
@@ -122,25 +123,30 @@ gone_test()
 	for f in onlya replaced startgone; do
 		table "$T/a/cron.d/$f" $f
 	done
+	table "$T/a/cron.d/twin1" twin
+	table "$T/a/cron.d/twin2" twin
 	table "$T/stored" stored ' '
 	ccs put "$ME" "$T/stored" || fail "cannot store a table"
 
 	dmn_start a
 	dmn_start b
-	for f in shared onlya replaced startgone stored; do
+	for f in shared onlya replaced startgone stored twin; do
 		wait_for 30 at_least 2 "$O/$f" || fail "$f does not run"
 	done
-	for f in shared onlya replaced startgone stored; do
+	for f in shared onlya replaced startgone stored twin; do
 		wait_for 10 in_store $f || fail "$f: not in the store"
 		listed $f || fail "$f: not listed"
 	done
 
-	# The shared table leaves a, which logs it; b still has it.  Then
-	# a table of a's own goes: once its job has left the store, a has
-	# let go of the shared one too, and that one must have stayed.
-	rm "$T/a/cron.d/shared"
+	# The shared table leaves a, which logs it; b still has it; and so
+	# does one of the two alike, whose job a still has.  Then a table
+	# of a's own goes: once its job has left the store, a has let go of
+	# the others too, and those must have stayed.
+	rm "$T/a/cron.d/shared" "$T/a/cron.d/twin1"
 	wait_for 10 in_log a "REMOVED \($T/a/cron.d/shared\)" ||
 	    fail "a did not see its shared table go"
+	wait_for 10 in_log a "REMOVED \($T/a/cron.d/twin1\)" ||
+	    fail "a did not see one of the tables alike go"
 	rm "$T/a/cron.d/onlya"
 	wait_for 10 gone_from_store onlya ||
 	    fail "a job whose table left its only node stays in the store"
@@ -148,7 +154,10 @@ gone_test()
 	in_store shared ||
 	    fail "a job the other node still has left the store"
 	listed shared || fail "jobs no longer lists the shared job"
+	in_store twin ||
+	    fail "a job another table of the node still has left the store"
 	kept onlya
+	more twin 3 || fail "the job of the table left alike stopped running"
 	n=$(count_lines "$O/shared")
 	more shared 4 || fail "the shared job stopped running"
 	same "the shared job runs on b alone once a let it go" \
@@ -188,10 +197,12 @@ gone_test()
 	dmn_stop a
 	dmn_stop b
 
-	same "the jobs left: the shared, the replacing and the stored one" \
+	same "the jobs left: the shared, the twin, the replacing, the stored" \
 	    "$(ccs jobs | cut -d' ' -f1 | sort)" \
-	    "$(for f in shared replacement restored; do id $f; done | sort)"
-	for f in shared onlya replaced replacement startgone stored restored
+	    "$(for f in shared twin replacement restored; do id $f; done |
+	    sort)"
+	for f in shared onlya replaced replacement startgone stored restored \
+	    twin
 	do
 		same "$f: no fire ran twice" "$(dups_of "$O/$f")" ""
 	done
