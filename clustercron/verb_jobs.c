@@ -132,6 +132,8 @@ latest(const struct store_run *runs, size_t n, const char *id)
 {
 	struct store_run	 key;
 
+	if (n == 0)
+		return (NULL);
 	memset(&key, 0, sizeof(key));
 	key.r_job = (char *)id;
 	return (bsearch(&key, runs, n, sizeof(*runs), run_cmp));
@@ -182,7 +184,8 @@ verb_jobs(int argc, char **argv)
 		admin_storefail(&a, "listing the jobs", &se);
 	if (store_runs_latest(a.a_st, &runs, &nruns, &se) == -1)
 		admin_storefail(&a, "reading the last runs", &se);
-	qsort(runs, nruns, sizeof(*runs), run_cmp);
+	if (nruns > 0)
+		qsort(runs, nruns, sizeof(*runs), run_cmp);
 	now = clock_now();
 
 	if (json) {

@@ -1265,12 +1265,15 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 		if (xexec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
 		    digest_row, &dv, NULL, err) == -1)
 			goto out;
-		qsort(dv.v_p, dv.v_n, sizeof(struct digest), digest_cmp);
+		if (dv.v_n > 0)
+			qsort(dv.v_p, dv.v_n, sizeof(struct digest),
+			    digest_cmp);
 		p[0] = SVS(st->s_node);
 		if (xexec(st, "register.scan", S_HOLDS_MINE, 0, p, 1,
 		    trimjob_row, &hv, NULL, err) == -1)
 			goto out;
-		qsort(hv.v_p, hv.v_n, sizeof(char *), str_cmp);
+		if (hv.v_n > 0)
+			qsort(hv.v_p, hv.v_n, sizeof(char *), str_cmp);
 		if ((rel = reallocarray(NULL, hv.v_n + 1, sizeof(*rel))) ==
 		    NULL) {
 			nomem(err);
