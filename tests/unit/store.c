@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_unrun(struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_holds(struct store *);
+static void	 test_jobs_lock(struct store *, struct store_job *);
 static void	 test_faults(struct store *, struct store *);
 static void	 test_run_batches(struct store *, struct store *);
 static int	 batch_rows(struct store *, const char *, time_t,
@@ -438,8 +440,57 @@ test_holds(struct store *trimmer)
 	is_int(found, 0, "holds: job 3's description goes with its runs");
 	ok(store_jobs_release(a, ids, 1, &gone, &err) == 0 && gone == 1,
 	    "holds: A lets go of job 0 again");
+	if (is_mysql)
+		test_jobs_lock(b, &j[3]);
 	store_close(a);
 	store_close(b);
+}
+
+/*
+ * MariaDB: a node stopped while it registers holds the lock of the
+ * jobs; another waits STORE_LOCK_WAIT seconds for it and fails with a
+ * conflict, to try again later, and has it once the server has seen
+ * the stopped node's connection go.
+ */
+static void
+test_jobs_lock(struct store *b, struct store_job *j)
+{
+	struct store_error	 err;
+	struct store		*c;
+	pid_t			 pid;
+	int64_t			 t0;
+	int			 status, i, rc;
+
+	if ((pid = fork()) == -1) {
+		ok(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		if ((c = open_node(url1, "nodeJ", 0)) == NULL)
+			_exit(1);
+		store_fault_set("register.before", 1, STORE_FAULT_STOP);
+		(void)store_jobs_register(c, j, 1, &err);
+		_exit(0);
+	}
+	rc = waitpid(pid, &status, WUNTRACED);
+	if (rc != pid || !WIFSTOPPED(status)) {
+		ok(0, "jobs lock: the other node did not stop");
+		return;
+	}
+	t0 = clock_mono();
+	rc = store_jobs_register(b, j, 1, &err);
+	ok(rc == -1 && err.se_class == STORE_CONFLICT &&
+	    clock_mono() - t0 >= (STORE_LOCK_WAIT - 1) * 1000,
+	    "jobs lock: held by a stopped node, a conflict after %d s: %s",
+	    STORE_LOCK_WAIT, err.se_msg);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (i = 0; i < 100; i++) {
+		if ((rc = store_jobs_register(b, j, 1, &err)) == 0)
+			break;
+		usleep(100000);
+	}
+	ok(rc == 0, "jobs lock: free once its holder's connection is gone");
 }
 
 #define NB	300
