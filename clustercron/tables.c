@@ -30,6 +30,14 @@
  * leave their running fires to finish.  So the work of a reload is
  * proportional to the tables that changed, not to all the jobs.
  *
+ * The store knows which node holds which job (store.h).  At start the
+ * node hands it the jobs of all its tables as its whole set, which lets
+ * go of those it held before and has no longer (tables removed while
+ * it was down); afterwards it registers the new jobs and lets go of
+ * those that left all its tables.  A job no node holds leaves the store
+ * then, and so the jobs listing; its runs stay until trimmed.  Stopping
+ * lets go of nothing: a node that is down still has its tables.
+ *
  * A table with errors is logged, message by message with file, line
  * and column, and ignored as a whole, as cronie ignores it; the other
  * tables are not affected.
@@ -64,6 +72,7 @@
 #define TABLE_MAX	(64 * 1024 * 1024)
 #define DEBOUNCE_MS	100
 #define CMD_SUMMARY	200
+#define REGISTER_RETRY_MS 1000	/* after another node held the jobs' lock */
 
 struct share;
 struct kinds;
@@ -91,6 +100,21 @@ static size_t		 nzones;
 /* The schedules jobs share, by hash of schedule, zone and text. */
 static struct jsched	**scheds;
 static size_t		 nscheds, schedcap;
+
+/*
+ * The jobs that left a table since the last registration, to let go of
+ * in the store unless another table has them, each with a cheap hash
+ * of its owner and command (job_sum()); and whether the store is owed
+ * this node's whole set (at start, until a sync succeeds).
+ */
+struct left {
+	uint8_t		 l_id[JOB_IDLEN];
+	uint32_t	 l_sum;
+	int		 l_held;
+};
+static struct left	*left;
+static size_t		 nleft, leftcap;
+static int		 sync_owed = 1;
 
 RB_GENERATE(tables, table, tb_entry, table_cmp);
 
@@ -136,6 +160,13 @@ static size_t	 kind_slot(const struct kinds *, const struct jsched *,
 static size_t	 kind_get(struct kinds *, const struct jsched *,
 		    const struct jctx *);
 static int	 stat_same(const struct table *, const struct stat *);
+static uint32_t	 job_sum(const struct job *);
+static void	 left_add(const uint8_t *, const struct job *);
+static int	 left_cmp(const void *, const void *);
+static int	 sum_cmp(const void *, const void *);
+static void	 left_held(const uint8_t *);
+static int	 jobs_release(void);
+static void	 register_retry(const struct store_error *);
 
 int
 table_cmp(struct table *a, struct table *b)
@@ -1378,6 +1409,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		else
 			c = memcmp(oids[i], nids[k], JOB_IDLEN);
 		if (c < 0) {
+			left_add(oids[i], &old[i]);
 			job_free(&old[i++]);
 			continue;
 		}
@@ -1494,6 +1526,9 @@ tables_free(void)
 	free(scheds);
 	scheds = NULL;
 	nscheds = schedcap = 0;
+	free(left);
+	left = NULL;
+	nleft = leftcap = 0;
 	for (i = 0; i < nzones; i++) {
 		free(zones[i].z_name);
 		tz_free(zones[i].z_tz);
@@ -1560,11 +1595,14 @@ jobs_reboot(void)
 }
 
 /*
- * Register in the store the jobs that are new or changed (all of them
- * with all set).  On failure they stay pending and go with the next
- * registration.  The records borrow the jobs' strings; only the hex
- * identities and the summaries of long commands are made for the call,
- * and freed after it.
+ * Register in the store the jobs that are new or changed, and let go
+ * of those that left every table; with all set (or while the store is
+ * owed it), hand it every job as this node's whole set instead.  On
+ * failure they stay pending and go with the next registration, which
+ * comes when the store is back or, when another node held the lock of
+ * the jobs, a moment later.  The records borrow the jobs' strings; only
+ * the hex identities and the summaries of long commands are made for
+ * the call, and freed after it.
  */
 void
 tables_register(int all)
@@ -1575,15 +1613,17 @@ tables_register(int all)
 	struct store_error	 se;
 	char			(*ids)[CRON_IDLEN + 1] = NULL;
 	char			**cmds = NULL;
-	size_t			 i, n = 0, k = 0, ncmds = 0;
+	size_t			 i, n = 0, k = 0, ncmds = 0, gone = 0;
+	int			 sync, rc;
 
 	if (D.d_st == NULL)
 		goto out;
+	sync = all || sync_owed;
 	RB_FOREACH(tb, tables, &D.d_tables) {
-		if (!all && !tb->tb_pending)
+		if (!sync && !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++)
-			if (all || tb->tb_jobs[i].j_flags & JOB_NEW)
+			if (sync || tb->tb_jobs[i].j_flags & JOB_NEW)
 				n++;
 	}
 	if (n > 0) {
@@ -1591,11 +1631,11 @@ tables_register(int all)
 		ids = xreallocarray(NULL, n, sizeof(*ids));
 	}
 	RB_FOREACH(tb, tables, &D.d_tables) {
-		if (!all && !tb->tb_pending)
+		if (!sync && !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
-			if (!all && !(j->j_flags & JOB_NEW))
+			if (!sync && !(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
 			r->j_id = (char *)table_job_id(tb, i, ids[k]);
@@ -1620,8 +1660,12 @@ tables_register(int all)
 			k++;
 		}
 	}
-	if (n > 0 && store_jobs_register(D.d_st, sj, n, &se) == -1)
-		store_failed("registering jobs", &se);
+	if (sync)
+		rc = store_jobs_sync(D.d_st, sj, n, &gone, &se);
+	else
+		rc = n > 0 ? store_jobs_register(D.d_st, sj, n, &se) : 0;
+	if (rc == -1)
+		register_retry(&se);
 	else {
 		RB_FOREACH(tb, tables, &D.d_tables) {
 			if (!tb->tb_pending)
@@ -1630,12 +1674,22 @@ tables_register(int all)
 				tb->tb_jobs[i].j_flags &= ~JOB_NEW;
 			tb->tb_pending = 0;
 		}
+		if (sync) {
+			/* What this node held and has no longer went too. */
+			sync_owed = 0;
+			nleft = 0;
+			if (gone > 0)
+				log_info("(CRON) INFO (%zu jobs that no node "
+				    "has any longer left the store)", gone);
+		}
 	}
 	for (i = 0; i < ncmds; i++)
 		free(cmds[i]);
 	free(cmds);
 	free(ids);
 	free(sj);
+	if (rc == 0 && nleft > 0)
+		(void)jobs_release();
  out:
 	/* The misfire pass after a registration of all needs them. */
 	if (!all)
@@ -1649,4 +1703,142 @@ tables_register(int all)
 		reloaded = 0;
 		malloc_trim(0);
 	}
+}
+
+/* A failed registration goes again later (see tables_register()). */
+static void
+register_retry(const struct store_error *se)
+{
+	store_failed("registering jobs", se);
+	if (se->se_class == STORE_CONFLICT && !D.d_stopping &&
+	    !mtimer_queued(&D.d_scan_timer))
+		mtimer_set(&D.d_scan_timer, D.d_mono_now + REGISTER_RETRY_MS);
+}
+
+/*
+ * FNV-1a over the job's owner and command: jobs of the same identity
+ * have the same sum, and two jobs of different sums have different
+ * identities, which costs a hash of the whole entry to make.
+ */
+static uint32_t
+job_sum(const struct job *j)
+{
+	const unsigned char	*p;
+	uint32_t		 h = 2166136261u;
+
+	for (p = (const unsigned char *)job_owner(j); *p != '\0'; p++)
+		h = (h ^ *p) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (p = (const unsigned char *)job_cmd(j); *p != '\0'; p++)
+		h = (h ^ *p) * 16777619u;
+	return (h);
+}
+
+/* Job j of identity id left a table: let go of it at the registration. */
+static void
+left_add(const uint8_t *id, const struct job *j)
+{
+	if (nleft == leftcap) {
+		leftcap = leftcap == 0 ? 64 : leftcap * 2;
+		left = xreallocarray(left, leftcap, sizeof(*left));
+	}
+	memcpy(left[nleft].l_id, id, JOB_IDLEN);
+	left[nleft].l_sum = job_sum(j);
+	left[nleft++].l_held = 0;
+}
+
+static int
+left_cmp(const void *a, const void *b)
+{
+	return (memcmp(a, b, JOB_IDLEN));
+}
+
+static int
+sum_cmp(const void *a, const void *b)
+{
+	uint32_t	 x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* A table has job id: if it left one, it is held still. */
+static void
+left_held(const uint8_t *id)
+{
+	struct left	*l;
+
+	if ((l = bsearch(id, left, nleft, sizeof(*left), left_cmp)) != NULL)
+		l->l_held = 1;
+}
+
+/*
+ * Let go of the jobs that left their tables and are in no other table
+ * of this node (the same entry may be in two: a spool table and the
+ * stored table it was imported into).  A table's identities are at
+ * hand for a while after it was read (tb_ids); otherwise only the jobs
+ * whose owner and command hash as one that left have theirs made, so
+ * that a table removed beside 100,000 jobs costs no 100,000 hashes of
+ * whole entries.  Returns 0, or -1 when the store failed: they are
+ * kept for the next registration.
+ */
+static int
+jobs_release(void)
+{
+	struct table		*tb;
+	struct store_error	 se;
+	char			(*hex)[CRON_IDLEN + 1], buf[CRON_IDLEN + 1];
+	const char		**ids;
+	uint32_t		*sums, sum;
+	uint8_t			 id[JOB_IDLEN];
+	size_t			 i, k, n = 0, gone;
+	int			 rc = 0;
+
+	qsort(left, nleft, sizeof(*left), left_cmp);
+	for (i = k = 0; i < nleft; i++)
+		if (k == 0 || memcmp(left[k - 1].l_id, left[i].l_id,
+		    JOB_IDLEN) != 0)
+			left[k++] = left[i];
+	nleft = k;
+	sums = xreallocarray(NULL, nleft, sizeof(*sums));
+	for (i = 0; i < nleft; i++) {
+		left[i].l_held = 0;
+		sums[i] = left[i].l_sum;
+	}
+	qsort(sums, nleft, sizeof(*sums), sum_cmp);
+	RB_FOREACH(tb, tables, &D.d_tables) {
+		for (i = 0; i < tb->tb_njobs; i++) {
+			if (tb->tb_ids != NULL) {
+				left_held(tb->tb_ids[i]);
+				continue;
+			}
+			sum = job_sum(&tb->tb_jobs[i]);
+			if (bsearch(&sum, sums, nleft, sizeof(*sums),
+			    sum_cmp) == NULL)
+				continue;
+			id_bin(job_id(&tb->tb_jobs[i], buf), id);
+			left_held(id);
+		}
+	}
+	free(sums);
+	hex = xreallocarray(NULL, nleft, sizeof(*hex));
+	ids = xreallocarray(NULL, nleft, sizeof(*ids));
+	for (i = 0; i < nleft; i++) {
+		if (left[i].l_held)
+			continue;
+		id_hex(left[i].l_id, hex[n]);
+		ids[n] = hex[n];
+		n++;
+	}
+	if (n > 0 && store_jobs_release(D.d_st, ids, n, &gone, &se) == -1) {
+		register_retry(&se);
+		rc = -1;
+	} else {
+		nleft = 0;
+		if (n > 0)
+			log_debug("(CRON) JOBS (%zu let go of, %zu left the "
+			    "store)", n, gone);
+	}
+	free(hex);
+	free(ids);
+	return (rc);
 }

@@ -50,9 +50,10 @@ struct claim_arg;
 struct count_arg;
 struct runs_arg;
 struct vec;
+struct wtrx;
 
 /* The kinds of rows the listings return (see list_get()). */
-enum list_kind { LK_JOBS, LK_RUNS, LK_NODES, LK_TABLES };
+enum list_kind { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES };
 
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 
@@ -87,7 +88,26 @@ static int64_t	 job_digest(const struct store_job *);
 static int	 digest_row(void *, const struct sval *, size_t);
 static int	 digest_cmp(const void *, const void *);
 static void	 digests_free(struct vec *);
+static int	 jobs_locked(struct store *, op_fn, void *,
+		    struct store_error *);
+static int	 wtrx_begin(struct store *, struct wtrx *,
+		    struct store_error *);
+static int	 wtrx_add(struct store *, struct wtrx *, size_t,
+		    struct store_error *);
+static int	 wtrx_end(struct store *, struct wtrx *,
+		    struct store_error *);
+static int	 str_cmp(const void *, const void *);
+static int	 holds_add(struct store *, const char *const *, size_t,
+		    struct wtrx *, struct store_error *);
+static int	 holds_drop(struct store *, const char *const *, size_t,
+		    struct wtrx *, size_t *, struct store_error *);
 static int	 reg_fn(struct store *, void *, struct store_error *);
+static int	 reg_locked(struct store *, void *, struct store_error *);
+static int	 reg_check(const struct store_job *, size_t,
+		    struct store_error *);
+static int	 rel_fn(struct store *, void *, struct store_error *);
+static int	 rel_locked(struct store *, void *, struct store_error *);
+static int	 gone_row(void *, const struct sval *, size_t);
 static int	 job_row(void *, const struct sval *, size_t);
 static int	 list_fn(struct store *, void *, struct store_error *);
 static int	 list_get(struct store *, enum list_kind, enum stmt,
@@ -138,6 +158,8 @@ static int	 drop_fn(struct store *, void *, struct store_error *);
 static int	 trimjob_row(void *, const struct sval *, size_t);
 static void	 strs_free(struct vec *);
 static int	 trim_fn(struct store *, void *, struct store_error *);
+static int	 trim_rest(struct store *, struct count_arg *,
+		    struct store_error *);
 static int	 trim_claims(struct store *, struct count_arg *,
 		    struct store_error *);
 static int	 table_row(void *, const struct sval *, size_t);
@@ -216,9 +238,13 @@ static const char *const fault_points[] = {
 	"lost.before", "lost.after",
 	"lost.commit.before", "lost.commit.after",
 	"lost.mine.before", "lost.mine.after",
+	"jobs.lock.before", "jobs.lock.after",
 	"register.scan.before", "register.scan.after",
 	"register.before", "register.after",
+	"hold.before", "hold.after",
 	"register.commit.before", "register.commit.after",
+	"release.before", "release.after",
+	"release.commit.before", "release.commit.after",
 	"beat.read.before", "beat.read.after",
 	"beat.before", "beat.after",
 	"table.before", "table.after",
@@ -990,6 +1016,8 @@ store_now(struct store *st, int64_t *now, struct store_error *err)
 struct reg_arg {
 	const struct store_job	*jobs;
 	size_t			 n;
+	int			 sync;	/* release the others held */
+	size_t			 gone;
 };
 
 /*
@@ -1015,10 +1043,13 @@ clip(const char *s, size_t max)
 struct digest {
 	char	*d_id;
 	int64_t	 d_sum;
+	int	 d_held;	/* this node holds it */
+	int	 d_seen;	/* among the jobs being registered */
 };
 
 #define REG_SCAN	256	/* from this many jobs, read digests first */
 #define REG_TRX_ROWS	4096	/* MariaDB: rows per transaction */
+#define HOLD_ROWS	256	/* rows per statement recording holds */
 
 /*
  * FNV-1a over the descriptive columns, NUL-separated: what registering
@@ -1089,45 +1120,228 @@ digests_free(struct vec *v)
 	v->v_n = v->v_cap = 0;
 }
 
+/*
+ * Writers of jobs and holds take turns.  Registering reads which jobs
+ * exist (their digests) and then records that this node holds them,
+ * writing only the rows that are new or changed; releasing deletes the
+ * jobs no node holds.  Were the two to overlap, a node could record
+ * that it holds a job another node was deleting, which it had read as
+ * existing: the job would be gone under it.  On SQLite each runs in
+ * one write transaction, and writers take turns already.  On MariaDB a
+ * registration of many jobs spans several transactions, and its reads
+ * take no locks (READ COMMITTED), so they hold a named lock instead,
+ * which only such writers take: claims never wait for it.
+ */
+static int
+jobs_locked(struct store *st, op_fn fn, void *arg, struct store_error *err)
+{
+	struct meta_arg	 m;
+	struct sval	 p = SVI(STORE_LOCK_WAIT);
+	int		 rc;
+
+	memset(&m, 0, sizeof(m));
+	if (xexec(st, "jobs.lock", S_JOBS_LOCK, 0, &p, 1, meta_row, &m, NULL,
+	    err) == -1)
+		return (-1);
+	if (!m.found || m.v != 1) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "another node "
+		    "held the lock of the jobs for %d s", STORE_LOCK_WAIT);
+		return (-1);
+	}
+	rc = fn(st, arg, err);
+	if (rc == -1 && st->s_in_trx) {
+		st->s_ops->o_rollback(st);
+		st->s_in_trx = 0;
+	}
+	if (st->s_connected)
+		(void)st->s_ops->o_exec(st, S_JOBS_UNLOCK, 0, NULL, 0, NULL,
+		    NULL, NULL, &dummy_err);
+	return (rc);
+}
+
+/*
+ * Writes of many rows: on SQLite all in the caller's transaction; on
+ * MariaDB a commit every REG_TRX_ROWS rows, not one per statement.
+ */
+struct wtrx {
+	int		 w_local;	/* SQLite: the caller's transaction */
+	size_t		 w_rows;
+	const char	*w_point;
+};
+
+static int
+wtrx_begin(struct store *st, struct wtrx *w, struct store_error *err)
+{
+	if (w->w_local || st->s_in_trx)
+		return (0);
+	return (xbegin(st, err));
+}
+
+static int
+wtrx_add(struct store *st, struct wtrx *w, size_t k, struct store_error *err)
+{
+	w->w_rows += k;
+	if (w->w_local || w->w_rows < REG_TRX_ROWS)
+		return (0);
+	w->w_rows = 0;
+	return (xcommit(st, w->w_point, err));
+}
+
+static int
+wtrx_end(struct store *st, struct wtrx *w, struct store_error *err)
+{
+	w->w_rows = 0;
+	return (st->s_in_trx ? xcommit(st, w->w_point, err) : 0);
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(const char *const *)a, *(const char *const *)b));
+}
+
+/* Record that this node holds the n jobs ids[]. */
+static int
+holds_add(struct store *st, const char *const *ids, size_t n, struct wtrx *w,
+    struct store_error *err)
+{
+	struct sval	 p[2 * HOLD_ROWS];
+	size_t		 off, k, i, max = st->s_ops->o_max_rows;
+
+	if (max > HOLD_ROWS)
+		max = HOLD_ROWS;
+	for (off = 0; off < n; off += k) {
+		k = piece(n - off, max);
+		for (i = 0; i < k; i++) {
+			p[2 * i] = SVS(st->s_node);
+			p[2 * i + 1] = SVS(ids[off + i]);
+		}
+		if (wtrx_begin(st, w, err) == -1 ||
+		    xexec(st, "hold", S_HOLD_ADD, k, p, 2 * k, NULL, NULL, NULL,
+		    err) == -1 || wtrx_add(st, w, k, err) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Record that this node no longer holds the n jobs ids[], and delete
+ * those no node holds, keeping the description of those with runs;
+ * *gone counts the deleted.
+ */
+static int
+holds_drop(struct store *st, const char *const *ids, size_t n,
+    struct wtrx *w, size_t *gone, struct store_error *err)
+{
+	struct sval	 p[LIST_MAX + 1];
+	size_t		 off, k, m, max = st->s_ops->o_max_list;
+	int64_t		 changed;
+
+	if (max > LIST_MAX)
+		max = LIST_MAX;
+	for (off = 0; off < n; off += k) {
+		k = piece(n - off, max);
+		p[0] = SVS(st->s_node);
+		m = pad_ids(st, p, 1, ids + off, NULL, k);
+		if (wtrx_begin(st, w, err) == -1 ||
+		    xexec(st, "release", S_HOLD_DROP, m, p, m + 1, NULL, NULL,
+		    NULL, err) == -1 ||
+		    xexec(st, "release", S_GONE_KEEP, m, p + 1, m, NULL, NULL,
+		    NULL, err) == -1 ||
+		    xexec(st, "release", S_JOBS_UNHELD, m, p + 1, m, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+		*gone += (size_t)changed;
+		if (wtrx_add(st, w, k, err) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Register: write the rows that are new or changed and record that
+ * this node holds them all.  With many jobs (a daemon starting) the
+ * stored digests and this node's holds are read first, once, so that
+ * only what differs is written; a sync then releases what this node
+ * held and holds no longer.  A hold of a job that has no row (deleted
+ * behind the store's back) is released too, unless the job is among
+ * those registered, whose row is then written again.
+ */
 static int
 reg_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct reg_arg		*a = arg;
 	const struct store_job	*j, **todo = NULL;
-	struct digest		 key, *found;
-	struct vec		 dv;
+	const char		**ids = NULL, **add = NULL, **rel = NULL;
+	char			**held;
+	struct digest		 key, *found, *d;
+	struct vec		 dv, hv;
+	struct wtrx		 w;
 	struct sval		*p = NULL;
-	size_t			 off, k, i, max, ntodo = 0, intrx = 0;
+	size_t			 off, k, i, max, ntodo = 0, nadd = 0, nrel = 0;
 	int64_t			 sum;
-	int			 rc = -1, local = st->s_ops->o_ddl_trx;
+	int			 rc = -1;
 
 	memset(&dv, 0, sizeof(dv));
 	dv.v_size = sizeof(struct digest);
+	memset(&hv, 0, sizeof(hv));
+	hv.v_size = sizeof(char *);
+	memset(&w, 0, sizeof(w));
+	w.w_local = st->s_ops->o_ddl_trx;
+	w.w_point = "register";
+	a->gone = 0;
 	max = st->s_ops->o_max_rows;
 	if ((p = reallocarray(NULL, max, JOB_NCOLS * sizeof(*p))) == NULL ||
-	    (todo = reallocarray(NULL, a->n, sizeof(*todo))) == NULL) {
+	    (todo = reallocarray(NULL, a->n + 1, sizeof(*todo))) == NULL ||
+	    (add = reallocarray(NULL, a->n + 1, sizeof(*add))) == NULL) {
 		nomem(err);
 		goto out;
 	}
-	if (local && xbegin(st, err) == -1)
+	if (w.w_local && xbegin(st, err) == -1)
 		goto out;
-	/*
-	 * Many jobs (a daemon starting): read the stored digests once and
-	 * write only the rows that are new or changed.
-	 */
-	if (a->n >= REG_SCAN) {
+	if (a->n >= REG_SCAN || a->sync) {
 		if (xexec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
 		    digest_row, &dv, NULL, err) == -1)
 			goto out;
-		qsort(dv.v_p, dv.v_n, sizeof(struct digest), digest_cmp);
+		if (dv.v_n > 0)
+			qsort(dv.v_p, dv.v_n, sizeof(struct digest),
+			    digest_cmp);
+		p[0] = SVS(st->s_node);
+		if (xexec(st, "register.scan", S_HOLDS_MINE, 0, p, 1,
+		    trimjob_row, &hv, NULL, err) == -1)
+			goto out;
+		if (hv.v_n > 0)
+			qsort(hv.v_p, hv.v_n, sizeof(char *), str_cmp);
+		if ((rel = reallocarray(NULL, hv.v_n + 1, sizeof(*rel))) ==
+		    NULL) {
+			nomem(err);
+			goto out;
+		}
+	}
+	/* Mark the jobs held, both lists sorted; rel[] gets the others. */
+	held = hv.v_p;
+	d = dv.v_p;
+	for (i = k = 0; i < hv.v_n; i++) {
+		while (k < dv.v_n && strcmp(d[k].d_id, held[i]) < 0)
+			k++;
+		if (k < dv.v_n && strcmp(d[k].d_id, held[i]) == 0)
+			d[k].d_held = 1;
+		else
+			rel[nrel++] = held[i];
 	}
 	for (i = 0; i < a->n; i++) {
 		j = &a->jobs[i];
+		found = NULL;
 		if (dv.v_n > 0) {
 			key.d_id = j->j_id;
 			found = bsearch(&key, dv.v_p, dv.v_n,
 			    sizeof(struct digest), digest_cmp);
-			if (found != NULL && found->d_sum == job_digest(j))
+		}
+		if (found == NULL || !found->d_held)
+			add[nadd++] = j->j_id;
+		if (found != NULL) {
+			found->d_seen = 1;
+			if (found->d_sum == job_digest(j))
 				continue;
 		}
 		todo[ntodo++] = j;
@@ -1149,39 +1363,62 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 			p[i * JOB_NCOLS + 9] = SVI(sum);
 			p[i * JOB_NCOLS + 10] = clip(j->j_name, STORE_NAMEMAX);
 		}
-		/* MariaDB: a commit every few thousand rows, not each. */
-		if (!local && intrx == 0 && k < ntodo &&
-		    xbegin(st, err) == -1)
+		if (wtrx_begin(st, &w, err) == -1 ||
+		    xexec(st, "register", S_JOB_UPSERT, k, p, k * JOB_NCOLS,
+		    NULL, NULL, NULL, err) == -1 ||
+		    wtrx_add(st, &w, k, err) == -1)
 			goto out;
-		if (xexec(st, "register", S_JOB_UPSERT, k, p,
-		    k * JOB_NCOLS, NULL, NULL, NULL, err) == -1)
-			goto out;
-		intrx += k;
-		if (!local && st->s_in_trx && (intrx >= REG_TRX_ROWS ||
-		    off + k == ntodo)) {
-			if (xcommit(st, "register", err) == -1)
-				goto out;
-			intrx = 0;
-		}
 	}
-	if (local && xcommit(st, "register", err) == -1)
+	if (holds_add(st, add, nadd, &w, err) == -1)
+		goto out;
+	if (a->sync) {
+		/* Holds of no row: released unless registered now. */
+		if (nrel > 0) {
+			if ((ids = reallocarray(NULL, a->n + 1,
+			    sizeof(*ids))) == NULL) {
+				nomem(err);
+				goto out;
+			}
+			for (i = 0; i < a->n; i++)
+				ids[i] = a->jobs[i].j_id;
+			qsort(ids, a->n, sizeof(*ids), str_cmp);
+			for (i = k = 0; i < nrel; i++)
+				if (bsearch(&rel[i], ids, a->n, sizeof(*ids),
+				    str_cmp) == NULL)
+					rel[k++] = rel[i];
+			nrel = k;
+		}
+		for (i = 0; i < dv.v_n; i++)
+			if (d[i].d_held && !d[i].d_seen)
+				rel[nrel++] = d[i].d_id;
+		if (holds_drop(st, rel, nrel, &w, &a->gone, err) == -1)
+			goto out;
+	}
+	if (wtrx_end(st, &w, err) == -1)
 		goto out;
 	rc = 0;
 out:
 	digests_free(&dv);
+	strs_free(&hv);
+	free(rel);
+	free(add);
+	free(ids);
 	free(todo);
 	free(p);
 	return (rc);
 }
 
-int
-store_jobs_register(struct store *st, const struct store_job *jobs,
-    size_t n, struct store_error *err)
+static int
+reg_locked(struct store *st, void *arg, struct store_error *err)
 {
-	struct reg_arg	 a = { jobs, n };
-	size_t		 i;
+	return (jobs_locked(st, reg_fn, arg, err));
+}
 
-	err = err_init(err);
+static int
+reg_check(const struct store_job *jobs, size_t n, struct store_error *err)
+{
+	size_t	 i;
+
 	for (i = 0; i < n; i++) {
 		if (jobs[i].j_id == NULL || *jobs[i].j_id == '\0' ||
 		    strlen(jobs[i].j_id) > STORE_IDLEN) {
@@ -1190,9 +1427,101 @@ store_jobs_register(struct store *st, const struct store_job *jobs,
 			return (-1);
 		}
 	}
+	return (0);
+}
+
+int
+store_jobs_register(struct store *st, const struct store_job *jobs,
+    size_t n, struct store_error *err)
+{
+	struct reg_arg	 a;
+
+	err = err_init(err);
+	if (reg_check(jobs, n, err) == -1)
+		return (-1);
 	if (n == 0)
 		return (0);
-	return (run_op(st, reg_fn, &a, err));
+	memset(&a, 0, sizeof(a));
+	a.jobs = jobs;
+	a.n = n;
+	return (run_op(st, reg_locked, &a, err));
+}
+
+int
+store_jobs_sync(struct store *st, const struct store_job *jobs, size_t n,
+    size_t *gone, struct store_error *err)
+{
+	struct reg_arg	 a;
+
+	err = err_init(err);
+	*gone = 0;
+	if (reg_check(jobs, n, err) == -1)
+		return (-1);
+	memset(&a, 0, sizeof(a));
+	a.jobs = jobs;
+	a.n = n;
+	a.sync = 1;
+	if (run_op(st, reg_locked, &a, err) == -1)
+		return (-1);
+	*gone = a.gone;
+	return (0);
+}
+
+struct rel_arg {
+	const char *const *ids;
+	size_t		 n;
+	size_t		 gone;
+};
+
+static int
+rel_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct rel_arg	*a = arg;
+	struct wtrx	 w;
+
+	memset(&w, 0, sizeof(w));
+	w.w_local = st->s_ops->o_ddl_trx;
+	w.w_point = "release";
+	a->gone = 0;
+	if (w.w_local && xbegin(st, err) == -1)
+		return (-1);
+	if (holds_drop(st, a->ids, a->n, &w, &a->gone, err) == -1)
+		return (-1);
+	return (wtrx_end(st, &w, err));
+}
+
+static int
+rel_locked(struct store *st, void *arg, struct store_error *err)
+{
+	return (jobs_locked(st, rel_fn, arg, err));
+}
+
+int
+store_jobs_release(struct store *st, const char *const *ids, size_t n,
+    size_t *gone, struct store_error *err)
+{
+	struct rel_arg	 a;
+	size_t		 i;
+
+	err = err_init(err);
+	*gone = 0;
+	for (i = 0; i < n; i++) {
+		if (ids[i] == NULL || *ids[i] == '\0' ||
+		    strlen(ids[i]) > STORE_IDLEN) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+			    "job %zu: bad identity", i);
+			return (-1);
+		}
+	}
+	if (n == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.ids = ids;
+	a.n = n;
+	if (run_op(st, rel_locked, &a, err) == -1)
+		return (-1);
+	*gone = a.gone;
+	return (0);
 }
 
 static int
@@ -1240,6 +1569,7 @@ static const struct {
 	void		(*k_free)(void *, size_t);
 } list_kinds[] = {
 	[LK_JOBS] = { job_row, sizeof(struct store_job), jobs_free },
+	[LK_GONE] = { gone_row, sizeof(struct store_job), jobs_free },
 	[LK_RUNS] = { run_row, sizeof(struct store_run), runs_free },
 	[LK_NODES] = { node_row, sizeof(struct store_node), nodes_free },
 	[LK_TABLES] = { tables_row, sizeof(struct store_table), tables_free },
@@ -1334,6 +1664,47 @@ store_jobs_list(struct store *st, const char *owner, struct store_job **out,
 	return (rc);
 }
 
+/* A job that is gone: its description and when it went. */
+static int
+gone_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_job	*j;
+
+	if ((j = vec_push(arg)) == NULL)
+		return (-1);
+	if ((j->j_id = strdup(str_of(&c[0]))) == NULL ||
+	    (j->j_owner = strdup(str_of(&c[1]))) == NULL ||
+	    (j->j_sched = strdup(str_of(&c[2]))) == NULL ||
+	    (j->j_zone = strdup(str_of(&c[3]))) == NULL ||
+	    (j->j_cmd = strdup(str_of(&c[4]))) == NULL ||
+	    (j->j_name = strdup(str_of(&c[5]))) == NULL ||
+	    (j->j_claimed_by = strdup("")) == NULL) {
+		((struct vec *)arg)->v_n--;
+		free(j->j_id);
+		free(j->j_owner);
+		free(j->j_sched);
+		free(j->j_zone);
+		free(j->j_cmd);
+		free(j->j_name);
+		return (-1);
+	}
+	j->j_gone = int_of(&c[6]);
+	return (0);
+}
+
+int
+store_jobs_gone(struct store *st, struct store_job **out, size_t *n,
+    struct store_error *err)
+{
+	void	*v;
+	int	 rc;
+
+	err = err_init(err);
+	rc = list_get(st, LK_GONE, S_GONE_LIST, NULL, 0, &v, n, err);
+	*out = v;
+	return (rc);
+}
+
 int
 store_job_get(struct store *st, const char *id, struct store_job **out,
     struct store_error *err)
@@ -1352,7 +1723,6 @@ store_job_get(struct store *st, const char *id, struct store_job **out,
 struct pause_arg {
 	const char	*id;
 	int		 paused;
-	int		 del;
 };
 
 static int
@@ -1370,11 +1740,6 @@ pause_fn(struct store *st, void *arg, struct store_error *err)
 	int64_t			 changed;
 	int			 found = 0;
 
-	if (a->del) {
-		p[0] = SVS(a->id);
-		return (xexec(st, "job", S_JOB_DELETE, 0, p, 1, NULL, NULL,
-		    NULL, err));
-	}
 	p[0] = SVI(a->paused != 0);
 	p[1] = SVS(a->id);
 	if (xexec(st, "job", S_JOB_PAUSE, 0, p, 2, NULL, NULL, &changed,
@@ -1397,16 +1762,7 @@ int
 store_job_pause(struct store *st, const char *id, int paused,
     struct store_error *err)
 {
-	struct pause_arg	 a = { id, paused, 0 };
-
-	err = err_init(err);
-	return (run_op(st, pause_fn, &a, err));
-}
-
-int
-store_job_delete(struct store *st, const char *id, struct store_error *err)
-{
-	struct pause_arg	 a = { id, 0, 1 };
+	struct pause_arg	 a = { id, paused };
 
 	err = err_init(err);
 	return (run_op(st, pause_fn, &a, err));
@@ -1529,7 +1885,7 @@ static int
 claim_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct claim_arg	*a = arg;
-	struct sval		 p[4];
+	struct sval		 p[6];
 	int64_t			 changed;
 
 	*a->won = 0;
@@ -1539,9 +1895,11 @@ claim_fn(struct store *st, void *arg, struct store_error *err)
 	p[1] = SVS(st->s_node);
 	p[2] = SVS(a->id);
 	p[3] = SVI(a->fire);
+	p[4] = SVI(a->fire);
+	p[5] = SVS(a->id);
 	if (xbegin(st, err) == -1)
 		return (-1);
-	if (xexec(st, "claim", S_CLAIM, 0, p, 4, NULL, NULL, &changed,
+	if (xexec(st, "claim", S_CLAIM, 0, p, 6, NULL, NULL, &changed,
 	    err) == -1)
 		goto lost;
 	if (changed == 1 && xexec(st, "claim.note", S_CLAIM_NOTE, 1, &p[2], 1,
@@ -1742,7 +2100,7 @@ static int
 batch_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct batch_arg	*a = arg;
-	struct sval		 p[LIST_MAX + 3];
+	struct sval		 p[LIST_MAX + 4];
 	struct idx		 ord[LIST_MAX];
 	size_t			 sel[LIST_MAX];
 	size_t			 max = st->s_ops->o_max_list, j, k, m;
@@ -1768,10 +2126,11 @@ batch_fn(struct store *st, void *arg, struct store_error *err)
 		left = a->max - *a->nwon;
 		m = pad_ids(st, p, 0, a->ids + a->off, NULL, a->k);
 		p[m] = SVI(a->fire);
-		p[m + 1] = SVI(left);
+		p[m + 1] = SVI(a->fire);
+		p[m + 2] = SVI(left);
 		a->nsel = 0;
 		batch_sort(a);
-		if (xexec(st, "batch.select", S_BATCH_SELECT, m, p, m + 2,
+		if (xexec(st, "batch.select", S_BATCH_SELECT, m, p, m + 3,
 		    batch_row, a, NULL, err) == -1)
 			goto lost;
 		if (a->nsel > left)
@@ -3005,7 +3364,7 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 		a->n += (size_t)changed;
 	}
 	if (a->a3 == 0)
-		return (trim_claims(st, a, err));
+		return (trim_rest(st, a, err));
 	strs_free(&a->jobs);
 	a->jobs.v_size = sizeof(char *);
 	p[0] = SVI(a->a3);
@@ -3029,7 +3388,20 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 		a->n += (size_t)changed;
 	}
 	(void)ttl;
-	return (trim_claims(st, a, err));
+	return (trim_rest(st, a, err));
+}
+
+/*
+ * The claims rows, then the descriptions of the jobs that are gone and
+ * have no runs left (or are back).
+ */
+static int
+trim_rest(struct store *st, struct count_arg *a, struct store_error *err)
+{
+	if (trim_claims(st, a, err) == -1)
+		return (-1);
+	return (xexec(st, "trim", S_GONE_TRIM, 0, NULL, 0, NULL, NULL, NULL,
+	    err));
 }
 
 /*

@@ -162,6 +162,32 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
  * Registering writes the descriptive columns and leaves the claim
  * columns alone, so re-registering a job never forgets its last fire;
  * unchanged rows are not rewritten.
+ *
+ * Which jobs exist.  Every node holds the jobs of its own tables, and a
+ * job stays in the store exactly as long as some node holds it.  The
+ * store records which node holds which job: registering records that
+ * this node (sc_node) holds the jobs, releasing that it no longer does,
+ * and a job that no node holds any longer is deleted then, in the same
+ * transaction, with its claim state (paused, last fire); its runs stay
+ * until trimmed, and so does its description (j_owner .. j_name), for
+ * the history, in the jobs that are gone.  Time plays no part: the
+ * tables of /etc/cron.d and the spool are each node's own, so node A
+ * may have dropped a table that node B still runs, and a node that is
+ * down or stopped still has its tables; its jobs go when it lets go of
+ * them, at its next start.  Jobs of nodes that never come back stay.
+ *
+ * Why a deleted job is safe.  A node claims only the jobs it holds, so
+ * no node claims a job once it is deleted, except one whose record of
+ * holding it was not yet written (it read its table while the store was
+ * away) or a node of an older clustercron.  Its claim then finds no row
+ * and is not won; once it has registered the job, the job's row starts
+ * afresh with no last fire, and what keeps such a row from letting a
+ * fire be won twice is the claims table: a fire that has a claims row
+ * is never claimed again (see store_claim()).  On MariaDB, writers of
+ * jobs and holds take turns through a named lock, so that a job one
+ * node registers is never deleted by another releasing it at the same
+ * moment; one that cannot have the lock within STORE_LOCK_WAIT seconds
+ * fails with STORE_CONFLICT, and the caller tries again later.
  */
 #define STORE_IDLEN	64
 /* Longer descriptive texts are cut to these many bytes when stored. */
@@ -170,6 +196,8 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
 #define STORE_ZONEMAX	64
 #define STORE_CMDMAX	1024
 #define STORE_NAMEMAX	255
+/* Seconds a writer of jobs waits for the others (MariaDB). */
+#define STORE_LOCK_WAIT	10
 struct store_job {
 	char		*j_id;
 	char		*j_name;	/* CLUSTERCRON_NAME, or "" (or NULL) */
@@ -186,20 +214,32 @@ struct store_job {
 	time_t		 j_last_fire;	/* 0: never claimed */
 	char		*j_claimed_by;	/* "" when never claimed */
 	int64_t		 j_claimed_at;	/* store clock, ms */
+	int64_t		 j_gone;	/* store_jobs_gone(): when, ms */
 };
 
 /*
  * store_jobs_register() inserts or updates n jobs (their j_id .. j_grace
  * members and j_name, NULL meaning ""; j_paused is left as the store
- * has it).  Borrowed.  A row is unchanged, and not written, when all of
- * these are as stored.  Done in one transaction on SQLite and in
- * multi-row batches on MariaDB.  The listing functions return j_name
- * as a string, "" for a job without one.
+ * has it) and records that this node holds them.  Borrowed.  A row is
+ * unchanged, and not written, when all of these are as stored.  Done in
+ * one transaction on SQLite and in multi-row batches on MariaDB.  The
+ * listing functions return j_name as a string, "" for a job without
+ * one.
+ *
+ * store_jobs_sync() registers the n jobs as this node's whole set: it
+ * also releases every other job this node held (what a daemon does at
+ * its start, with the jobs of all its tables).  store_jobs_release()
+ * records that this node no longer holds the n jobs ids[] (borrowed).
+ * Both delete the jobs that no node holds any longer and set *gone to
+ * how many went (when a call is carried out again after a lost
+ * connection, those of the earlier attempt may not be counted).
  */
 int	 store_jobs_register(struct store *, const struct store_job *,
 	    size_t, struct store_error *);
-/* Remove a job and its claim state (its runs stay until trimmed). */
-int	 store_job_delete(struct store *, const char *, struct store_error *);
+int	 store_jobs_sync(struct store *, const struct store_job *, size_t,
+	    size_t *, struct store_error *);
+int	 store_jobs_release(struct store *, const char *const *, size_t,
+	    size_t *, struct store_error *);
 /* Set or clear the paused flag; 0, or -1 (STORE_CONFLICT: no job). */
 int	 store_job_pause(struct store *, const char *, int,
 	    struct store_error *);
@@ -212,6 +252,14 @@ int	 store_job_pause(struct store *, const char *, int,
 int	 store_jobs_list(struct store *, const char *, struct store_job **,
 	    size_t *, struct store_error *);
 int	 store_job_get(struct store *, const char *, struct store_job **,
+	    struct store_error *);
+/*
+ * store_jobs_gone() returns the jobs that left the store and still have
+ * runs, as store_jobs_list() returns jobs: only the descriptive members
+ * are filled in, and j_gone, when they left (store clock, ms).  A job
+ * registered again is not among them.
+ */
+int	 store_jobs_gone(struct store *, struct store_job **, size_t *,
 	    struct store_error *);
 void	 store_jobs_free(struct store_job *, size_t);
 
@@ -227,7 +275,10 @@ void	 store_jobs_free(struct store_job *, size_t);
  * claim whose result it lost until it is asked again or this node
  * claims (or loses the result of) a later fire of the job.
  * store_claim_check() only reads: won iff the claims table says this
- * node claimed exactly that fire (and it has not been trimmed).
+ * node claimed exactly that fire (and it has not been trimmed).  A fire
+ * recorded in the claims table is never won again, whatever the job's
+ * row says (it may be the new row of a job deleted and registered
+ * again), so claims that are trimmed away bound how long this holds.
  */
 int	 store_claim(struct store *, const char *, time_t, int *,
 	    struct store_error *);
@@ -495,8 +546,9 @@ int	 store_lease_drop(struct store *, const char *, struct store_error *);
  * finished runs older than max_age_ms by the store's clock (0: none by
  * age) and all but the newest max_runs of each job (0: no limit), and
  * the claims of fires older than max_age and of all but the newest
- * max_runs instants.  Returns in *n how many runs went; *n is 0 when
- * another node holds the lease.
+ * max_runs instants, and the descriptions of jobs that are gone
+ * whose runs are all trimmed.  Returns in *n how many runs went; *n is
+ * 0 when another node holds the lease.
  */
 int	 store_trim(struct store *, int64_t, size_t, int64_t, size_t *,
 	    struct store_error *);

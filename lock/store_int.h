@@ -39,17 +39,25 @@ enum stmt {
 	S_NOW,			/* -> store ms */
 	S_LOCK,			/* serialise schema changes (MariaDB) */
 	S_UNLOCK,
-	S_CLAIM,		/* fire, node, id, fire */
+	S_CLAIM,		/* fire, node, id, fire, fire, id */
 	S_CLAIM_READ,		/* id, fire -> node */
 	/* The list statements of claims, in a row (store_sqlite.c). */
-	S_BATCH_SELECT,		/* n: ids..., fire, limit -> id */
+	S_BATCH_SELECT,		/* n: ids..., fire, fire, limit -> id */
 	S_BATCH_UPDATE,		/* n: fire, node, ids..., fire */
 	S_BATCH_MINE,		/* n: ids..., fire, node -> job */
 	S_BATCH_FREE,		/* n: ids..., fire -> id (not locking) */
 	S_CLAIM_NOTE,		/* n: ids... (copies the jobs' claims) */
 	S_JOB_UPSERT,		/* n rows of JOB_NCOLS */
 	S_JOB_DIGESTS,		/* -> id, digest */
-	S_JOB_DELETE,		/* id */
+	S_JOBS_LOCK,		/* seconds -> 1 when taken (MariaDB) */
+	S_JOBS_UNLOCK,
+	S_HOLDS_MINE,		/* node -> job */
+	S_HOLD_ADD,		/* n rows of node, job */
+	S_HOLD_DROP,		/* n: node, ids... */
+	S_GONE_KEEP,		/* n: ids... */
+	S_JOBS_UNHELD,		/* n: ids... */
+	S_GONE_LIST,		/* -> id, owner, sched, zone, cmd, name, gone */
+	S_GONE_TRIM,
 	S_JOB_PAUSE,		/* paused, id */
 	S_JOBS_LIST,		/* -> jobcols */
 	S_JOBS_OWNER,		/* owner -> jobcols */
@@ -149,7 +157,7 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	4
+#define STORE_SCHEMA	5
 
 /* Values per row of S_JOB_UPSERT. */
 #define JOB_NCOLS	11

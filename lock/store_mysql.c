@@ -34,6 +34,7 @@
 
 #define NOW	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 #define INSERT_IGNORE	"INSERT IGNORE"
+#define REPLACE_INTO	"REPLACE INTO"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
@@ -100,7 +101,19 @@ static const char *const my_text[S_COUNT] = {
 	    "grace = VALUES(grace), digest = VALUES(digest), "
 	    "name = VALUES(name)",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
-	[S_JOB_DELETE] = SQL_JOB_DELETE,
+	/*
+	 * Writers of jobs and holds take turns (store.c says why).  The
+	 * server releases the lock of a connection that dies.
+	 */
+	[S_JOBS_LOCK] = "SELECT GET_LOCK('clustercron.jobs', ?)",
+	[S_JOBS_UNLOCK] = "SELECT RELEASE_LOCK('clustercron.jobs')",
+	[S_HOLDS_MINE] = SQL_HOLDS_MINE,
+	[S_HOLD_ADD] = SQL_HOLD_ADD,
+	[S_HOLD_DROP] = SQL_HOLD_DROP,
+	[S_GONE_KEEP] = SQL_GONE_KEEP,
+	[S_JOBS_UNHELD] = SQL_JOBS_UNHELD,
+	[S_GONE_LIST] = SQL_GONE_LIST,
+	[S_GONE_TRIM] = SQL_GONE_TRIM,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
 	[S_JOBS_LIST] = SQL_JOBS_LIST,
 	[S_JOBS_OWNER] = SQL_JOBS_OWNER,
@@ -245,8 +258,22 @@ static const char *const my_step4[] = {
 	NULL
 };
 
+/* Version 5: holds and jobs_gone, as in store_sqlite.c. */
+static const char *const my_step5[] = {
+	"CREATE TABLE IF NOT EXISTS holds (node " NAMETYPE " NOT NULL, "
+	    "job " IDTYPE " NOT NULL, PRIMARY KEY (node, job), "
+	    "INDEX holds_job (job))" ENGINE,
+	"CREATE TABLE IF NOT EXISTS jobs_gone (id " IDTYPE " PRIMARY KEY, "
+	    "owner VARBINARY(255) NOT NULL, sched VARBINARY(255) NOT NULL, "
+	    "zone VARBINARY(64) NOT NULL, cmd VARBINARY(1024) NOT NULL, "
+	    "name VARBINARY(255) NOT NULL, gone BIGINT NOT NULL)" ENGINE,
+	"INSERT IGNORE INTO holds (node, job) SELECT n.name, j.id "
+	    "FROM nodes n CROSS JOIN jobs j",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
-	my_step0, my_step1, my_step2, my_step3, my_step4
+	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5
 };
 
 static const char *const my_seed[] = {
@@ -525,7 +552,9 @@ my_lost(struct store *st, struct store_error *err)
 static const char *
 my_unit(enum stmt s)
 {
-	return (s == S_JOB_UPSERT ? SQL_JOB_ROW : "?");
+	if (s == S_JOB_UPSERT)
+		return (SQL_JOB_ROW);
+	return (s == S_HOLD_ADD ? SQL_HOLD_ROW : "?");
 }
 
 static unsigned int

@@ -4,7 +4,8 @@
  *
  * store_sql.h: the statements both backends say alike, private to the
  * backends.  The includer defines NOW, its SQL expression for the
- * store's clock in milliseconds since the epoch, and INSERT_IGNORE.
+ * store's clock in milliseconds since the epoch, INSERT_IGNORE and
+ * REPLACE_INTO.
  * Every statement is prepared; values are always bound, never spliced.
  * "%R" stands for a list the backend repeats n times.
  */
@@ -14,13 +15,19 @@
 
 #define SQL_META_GET	"SELECT v FROM meta WHERE k = 'schema'"
 #define SQL_NOW		"SELECT " NOW
+/*
+ * A fire whose claims row exists was won: never again, even by a row
+ * that a job deleted and registered again has started afresh.
+ */
 #define SQL_CLAIM \
 	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
-	" WHERE id = ? AND last_fire < ? AND paused = 0"
+	" WHERE id = ? AND last_fire < ? AND paused = 0 AND NOT EXISTS " \
+	"(SELECT 1 FROM claims c WHERE c.fire = ? AND c.job = ?)"
 #define SQL_CLAIM_READ	"SELECT node FROM claims WHERE job = ? AND fire = ?"
 #define SQL_BATCH_SELECT \
 	"SELECT id FROM jobs WHERE id IN (%R) AND last_fire < ? AND " \
-	"paused = 0 LIMIT ?"
+	"paused = 0 AND NOT EXISTS (SELECT 1 FROM claims c WHERE " \
+	"c.fire = ? AND c.job = jobs.id) LIMIT ?"
 #define SQL_BATCH_UPDATE \
 	"UPDATE jobs SET last_fire = ?, claimed_by = ?, claimed_at = " NOW \
 	" WHERE id IN (%R) AND last_fire < ?"
@@ -33,7 +40,8 @@
 /*
  * The claims just won, copied from the jobs' rows this transaction has
  * changed (and holds); the includer adds what replaces an older row of
- * the same (fire, job), left by a job deleted and registered again.
+ * the same (fire, job), which the claims above never leave (a store
+ * written by an older clustercron might).
  */
 #define SQL_CLAIM_NOTE \
 	"INSERT INTO claims (job, fire, node, claimed_at) SELECT id, " \
@@ -43,7 +51,33 @@
 	"misfire, grace, digest, name) VALUES %R"
 #define SQL_JOB_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 #define SQL_JOB_DIGESTS	"SELECT id, digest FROM jobs"
-#define SQL_JOB_DELETE	"DELETE FROM jobs WHERE id = ?"
+/*
+ * Which node holds which job.  A job no node holds any longer leaves
+ * jobs; when it has runs, its description goes to jobs_gone, for the
+ * history, until they are trimmed.
+ */
+#define SQL_HOLDS_MINE	"SELECT job FROM holds WHERE node = ?"
+#define SQL_HOLD_ADD	INSERT_IGNORE " INTO holds (node, job) VALUES %R"
+#define SQL_HOLD_ROW	"(?, ?)"
+#define SQL_HOLD_DROP	"DELETE FROM holds WHERE node = ? AND job IN (%R)"
+#define SQL_UNHELD \
+	" FROM jobs WHERE id IN (%R) AND NOT EXISTS (SELECT 1 FROM holds h " \
+	"WHERE h.job = jobs.id)"
+/* (A probe of runs' key for each job, whatever the optimiser thinks.) */
+#define SQL_GONE_KEEP \
+	REPLACE_INTO " jobs_gone (id, owner, sched, zone, cmd, name, gone) " \
+	"SELECT id, owner, sched, zone, cmd, name, " NOW SQL_UNHELD \
+	" AND (SELECT 1 FROM runs r WHERE r.job_id = jobs.id LIMIT 1) IS " \
+	"NOT NULL"
+#define SQL_JOBS_UNHELD	"DELETE" SQL_UNHELD
+#define SQL_GONE_LIST \
+	"SELECT id, owner, sched, zone, cmd, name, gone FROM jobs_gone g " \
+	"WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = g.id) " \
+	"ORDER BY owner, id"
+#define SQL_GONE_TRIM \
+	"DELETE FROM jobs_gone WHERE NOT EXISTS (SELECT 1 FROM runs r " \
+	"WHERE r.job_id = jobs_gone.id) OR EXISTS (SELECT 1 FROM jobs j " \
+	"WHERE j.id = jobs_gone.id)"
 #define SQL_JOB_PAUSE	"UPDATE jobs SET paused = ? WHERE id = ?"
 #define SQL_JOBCOLS \
 	"SELECT id, owner, sched, zone, cmd, scope, overlap, misfire, " \

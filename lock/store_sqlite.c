@@ -32,6 +32,7 @@
 
 #define NOW	"CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 #define INSERT_IGNORE	"INSERT OR IGNORE"
+#define REPLACE_INTO	"INSERT OR REPLACE INTO"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
@@ -95,7 +96,16 @@ static const char *const sq_text[S_COUNT] = {
 	    "digest = excluded.digest, name = excluded.name "
 	    "WHERE digest IS NOT excluded.digest",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
-	[S_JOB_DELETE] = SQL_JOB_DELETE,
+	/* Writers take turns already: BEGIN IMMEDIATE. */
+	[S_JOBS_LOCK] = "SELECT ? > 0",
+	[S_JOBS_UNLOCK] = "SELECT 1",
+	[S_HOLDS_MINE] = SQL_HOLDS_MINE,
+	[S_HOLD_ADD] = SQL_HOLD_ADD,
+	[S_HOLD_DROP] = SQL_HOLD_DROP,
+	[S_GONE_KEEP] = SQL_GONE_KEEP,
+	[S_JOBS_UNHELD] = SQL_JOBS_UNHELD,
+	[S_GONE_LIST] = SQL_GONE_LIST,
+	[S_GONE_TRIM] = SQL_GONE_TRIM,
 	[S_JOB_PAUSE] = SQL_JOB_PAUSE,
 	[S_JOBS_LIST] = SQL_JOBS_LIST,
 	[S_JOBS_OWNER] = SQL_JOBS_OWNER,
@@ -147,7 +157,9 @@ static const char *const sq_text[S_COUNT] = {
 static const char *
 sq_unit(enum stmt s)
 {
-	return (s == S_JOB_UPSERT ? SQL_JOB_ROW : "?");
+	if (s == S_JOB_UPSERT)
+		return (SQL_JOB_ROW);
+	return (s == S_HOLD_ADD ? SQL_HOLD_ROW : "?");
 }
 
 static const char *const sq_step0[] = {
@@ -243,8 +255,29 @@ static const char *const sq_step4[] = {
 	NULL
 };
 
+/*
+ * Version 5: which node holds which job (holds), so that a job leaves
+ * the store when no node's tables have it any longer, and what the
+ * history needs of a job that left (jobs_gone).  Keyed by node first:
+ * a node reads and replaces its own; the index by job tells whether
+ * any node still holds one.  The jobs of an older store are taken to
+ * be held by every node it knows, each of which lets go of those it
+ * does not have when it next starts.
+ */
+static const char *const sq_step5[] = {
+	"CREATE TABLE holds (node TEXT NOT NULL, job TEXT NOT NULL, "
+	    "PRIMARY KEY (node, job)) WITHOUT ROWID",
+	"CREATE INDEX holds_job ON holds (job)",
+	"CREATE TABLE jobs_gone (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+	    "sched TEXT NOT NULL, zone TEXT NOT NULL, cmd TEXT NOT NULL, "
+	    "name TEXT NOT NULL, gone INTEGER NOT NULL)",
+	"INSERT OR IGNORE INTO holds (node, job) SELECT n.name, j.id "
+	    "FROM nodes n, jobs j",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
-	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4
+	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5
 };
 
 static const char *const sq_seed[] = {

@@ -21,7 +21,8 @@
  *	ccstore [-m file] url job id owner schedule [name]
  *		register a job of that identity (and name) that no table
  *		has, so that a test can choose identities (the admin
- *		verbs')
+ *		verbs'); the node "ccstore" holds it, so that no daemon
+ *		letting go of its own jobs deletes it
  *	ccstore [-m file] url beat node
  *		record a heartbeat of that node
  *	ccstore [-m file] url claim node id fire

@@ -14,6 +14,15 @@
  *	claimer check URL CNF		read "job fire node" lines; print
  *					those the claims table does not
  *					say that node claimed
+ *	claimer hold URL CNF NODE NJOBS ROUNDS
+ *					register and let go of jobs at
+ *					random, as nodes whose tables
+ *					change, one job at a time or the
+ *					whole set as a daemon starting
+ *					does; after each round, every
+ *					job this node holds must be in the
+ *					store; at the end print the jobs
+ *					it holds
  *
  * A claim whose outcome is unknown (lost connection, server down) is
  * asked again until the store answers, for up to two minutes; what the
@@ -48,6 +57,7 @@ static void	 won(const char *, time_t);
 static void	 claim_one(const char *, time_t);
 static int	 claim(int, int, int, int);
 static int	 check(const char *, const char *);
+static int	 hold(int, int);
 
 static void
 usage(void)
@@ -55,7 +65,8 @@ usage(void)
 	fprintf(stderr, "usage: claimer register URL CNF NJOBS\n"
 	    "       claimer claim URL CNF NODE NJOBS FIRST LAST LOG "
 	    "single|batch\n"
-	    "       claimer runs|jobs|check URL CNF\n");
+	    "       claimer runs|jobs|check URL CNF\n"
+	    "       claimer hold URL CNF NODE NJOBS ROUNDS\n");
 	exit(2);
 }
 
@@ -233,6 +244,87 @@ check(const char *url, const char *cnf)
 	return (bad);
 }
 
+/*
+ * Hold and let go of jobs at random.  Several nodes doing it at once
+ * over a few jobs meet on them all the time: one registers a job as
+ * another lets go of it, which must never delete it under the first.
+ */
+static int
+hold(int njobs, int rounds)
+{
+	struct store_error	 err;
+	struct store_job	 j, *got, *all;
+	char			(*ids)[40];
+	const char		*id;
+	unsigned char		*held;
+	size_t			 gone, n;
+	int64_t			 until;
+	int			 r, i, k, bad = 0;
+
+	ids = calloc(njobs, sizeof(*ids));
+	held = calloc(njobs, 1);
+	if (ids == NULL || held == NULL)
+		return (1);
+	for (i = 0; i < njobs; i++)
+		job_id(ids[i], sizeof(ids[i]), i);
+	memset(&j, 0, sizeof(j));
+	j.j_owner = "storm";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	if ((all = calloc(njobs, sizeof(*all))) == NULL)
+		return (1);
+	for (r = 0; r < rounds; r++) {
+		i = (int)arc4random_uniform((uint32_t)njobs);
+		id = ids[i];
+		until = clock_mono() + PATIENCE;
+		/* Every other round, the whole set at once, as at a start. */
+		if (r % 2 == 1) {
+			held[i] = !held[i];
+			for (k = n = 0; k < njobs; k++) {
+				if (!held[k])
+					continue;
+				all[n] = j;
+				all[n++].j_id = ids[k];
+			}
+			while (store_jobs_sync(st, all, n, &gone, &err) == -1)
+				if (err.se_class != STORE_CONFLICT)
+					patience(&err, until, "sync");
+		} else if (held[i]) {
+			while (store_jobs_release(st, &id, 1, &gone,
+			    &err) == -1)
+				if (err.se_class != STORE_CONFLICT)
+					patience(&err, until, "release");
+			held[i] = 0;
+		} else {
+			j.j_id = ids[i];
+			while (store_jobs_register(st, &j, 1, &err) == -1)
+				if (err.se_class != STORE_CONFLICT)
+					patience(&err, until, "register");
+			held[i] = 1;
+		}
+		for (k = 0; k < njobs; k++) {
+			if (!held[k])
+				continue;
+			until = clock_mono() + PATIENCE;
+			while (store_job_get(st, ids[k], &got, &err) == -1)
+				patience(&err, until, "get");
+			if (got == NULL) {
+				fprintf(stderr, "claimer %s: round %d: job %s "
+				    "gone while held\n", node, r, ids[k]);
+				bad = 1;
+			}
+			store_jobs_free(got, 1);
+		}
+	}
+	for (i = 0; i < njobs; i++)
+		if (held[i])
+			printf("%s\n", ids[i]);
+	free(all);
+	free(ids);
+	free(held);
+	return (bad);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -314,6 +406,15 @@ main(int argc, char *argv[])
 		store_jobs_free(jobs, n);
 	} else if (strcmp(argv[1], "check") == 0) {
 		rc = check(argv[2], argv[3]);
+	} else if (strcmp(argv[1], "hold") == 0 && argc == 7) {
+		node = argv[4];
+		njobs = strtonum(argv[5], 1, 1000, &errstr);
+		if (errstr == NULL)
+			first = strtonum(argv[6], 1, 1000000, &errstr);
+		if (errstr != NULL)
+			usage();
+		open_store(argv[2], argv[3], node);
+		rc = hold(njobs, first);
 	} else
 		usage();
 	store_close(st);

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #include "tap.h"
 
 static char		 tmpdir[] = "/tmp/ccstore.XXXXXX";
-static char		 url1[512], url2[512], url3[512];
+static char		 url1[512], url2[512], url3[512], url4[512];
 static const char	*cnf;
 static int		 is_mysql;
 
@@ -45,6 +46,8 @@ static void	 test_nodes(struct store *, struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_unrun(struct store *);
 static void	 test_tables(struct store *, struct store *);
+static void	 test_holds(struct store *);
+static void	 test_jobs_lock(struct store *, struct store_job *);
 static void	 test_faults(struct store *, struct store *);
 static void	 test_run_batches(struct store *, struct store *);
 static int	 batch_rows(struct store *, const char *, time_t,
@@ -316,6 +319,179 @@ test_inflight(struct store *a, struct store *b)
 	ok(store_job_inflight(b, id, 1003, 10, &n, &err) == 0 && n == 0,
 	    "a failed start is not in flight");
 	ok(store_run_end(a, rid, now + 1, 0, "", 0, &err) == 0, "end");
+}
+
+/*
+ * Which jobs exist: a job stays while some node holds it, and goes when
+ * the last one lets go of it, with its claim state but not its runs,
+ * whose job's description is kept for the history until they are
+ * trimmed.  A fire claimed before the job went is not won again by the
+ * fresh row of the job registered again.  Trimming is the lease
+ * holder's (trimmer's).
+ */
+static void
+test_holds(struct store *trimmer)
+{
+	struct store		*a, *b;
+	struct store_job	 j[4], *one, *list;
+	struct store_error	 err;
+	struct store_run	*r;
+	const char		*ids[4];
+	char			 id[4][40];
+	unsigned char		 w[1];
+	size_t			 n, k, gone, nwon;
+	int64_t			 rid;
+	int			 i, won, found;
+
+	/* Two nodes of their own: a sync lets go of all a node held. */
+	a = open_node(url1, "nodeH", 0);
+	b = open_node(url1, "nodeI", 0);
+	if (a == NULL || b == NULL) {
+		ok(0, "holds: two more nodes open the store");
+		store_close(a);
+		store_close(b);
+		return;
+	}
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < 4; i++) {
+		mkid(id[i], sizeof(id[i]), "h", i);
+		ids[i] = id[i];
+		j[i].j_id = id[i];
+		j[i].j_owner = "holly";
+		j[i].j_sched = "* * * * *";
+		j[i].j_cmd = i == 0 ? "echo zero" : "echo other";
+		j[i].j_name = i == 0 ? "h-zero" : NULL;
+	}
+	/* A holds jobs 0, 1 and 2; B holds 1 and 3. */
+	ok(store_jobs_register(a, j, 3, &err) == 0 &&
+	    store_jobs_register(b, &j[1], 1, &err) == 0 &&
+	    store_jobs_register(b, &j[3], 1, &err) == 0,
+	    "holds: A registers jobs 0-2, B jobs 1 and 3");
+	ok(store_claim(a, id[0], 5940, &won, &err) == 0 && won &&
+	    store_claim(a, id[0], 6000, &won, &err) == 0 && won &&
+	    store_run_start(a, id[0], 6000, 1, 42, 6000000, &rid, &err) == 0 &&
+	    store_run_end(a, rid, 6000500, 0, "done", 4, &err) == 0,
+	    "holds: job 0 is claimed twice and runs");
+	ok(store_claim(b, id[3], 6000, &won, &err) == 0 && won &&
+	    store_run_start(b, id[3], 6000, 1, 43, 6000000, &rid, &err) == 0 &&
+	    store_run_end(b, rid, 6000500, 0, "", 0, &err) == 0,
+	    "holds: so does job 3");
+	ok(store_job_pause(a, id[1], 1, &err) == 0, "holds: job 1 paused");
+	ok(store_jobs_release(a, ids, 2, &gone, &err) == 0 && gone == 1,
+	    "holds: A lets go of jobs 0 and 1, and one goes");
+	ok(store_job_get(b, id[0], &one, &err) == 0 && one == NULL,
+	    "holds: job 0, which no node holds, is gone");
+	ok(store_job_get(b, id[1], &one, &err) == 0 && one != NULL &&
+	    one->j_paused, "holds: job 1, which B holds, stays, paused");
+	store_jobs_free(one, 1);
+	ok(store_runs_list(b, id[0], 0, &r, &n, &err) == 0 && n == 1 &&
+	    r[0].r_state == RUN_FINISHED && r[0].r_exit == 0,
+	    "holds: the run of job 0 stays");
+	store_runs_free(r, n);
+	ok(store_jobs_gone(b, &list, &n, &err) == 0, "holds: the jobs gone");
+	for (k = 0, found = 0; k < n; k++) {
+		if (strcmp(list[k].j_id, id[0]) == 0 &&
+		    strcmp(list[k].j_owner, "holly") == 0 &&
+		    strcmp(list[k].j_cmd, "echo zero") == 0 &&
+		    strcmp(list[k].j_name, "h-zero") == 0 &&
+		    strcmp(list[k].j_sched, "* * * * *") == 0 &&
+		    list[k].j_gone > 0)
+			found++;
+		else if (strncmp(list[k].j_id, "h", 1) == 0)
+			found += 10;
+	}
+	store_jobs_free(list, n);
+	is_int(found, 1, "holds: job 0 among them, as it was");
+	ok(store_jobs_release(a, ids, 2, &gone, &err) == 0 && gone == 0,
+	    "holds: letting go again changes nothing");
+	ok(store_jobs_release(b, &ids[1], 1, &gone, &err) == 0 && gone == 1 &&
+	    store_job_get(a, id[1], &one, &err) == 0 && one == NULL,
+	    "holds: B lets go of job 1 too, and it goes");
+	/* A sync is a node's whole set: what it held besides goes. */
+	ok(store_jobs_sync(b, NULL, 0, &gone, &err) == 0 && gone == 1 &&
+	    store_job_get(a, id[3], &one, &err) == 0 && one == NULL,
+	    "holds: B syncs with no job, and job 3 goes");
+	ok(store_jobs_sync(a, j, 1, &gone, &err) == 0 && gone == 1,
+	    "holds: A syncs with job 0 only: job 2 goes, job 0 is back");
+	ok(store_job_get(b, id[2], &one, &err) == 0 && one == NULL,
+	    "holds: job 2 is gone");
+	ok(store_job_get(b, id[0], &one, &err) == 0 && one != NULL &&
+	    one->j_last_fire == 0, "holds: job 0 starts afresh");
+	store_jobs_free(one, 1);
+	ok(store_claim_batch(b, ids, 1, 5940, 1, w, &nwon, &err) == 0 &&
+	    nwon == 0 && w[0] != 1,
+	    "holds: a fire claimed before it went is not won again");
+	ok(store_claim(b, id[0], 6000, &won, &err) == 0 && !won,
+	    "holds: nor alone");
+	ok(store_claim(b, id[0], 6060, &won, &err) == 0 && won,
+	    "holds: the next fire is");
+	ok(store_jobs_gone(b, &list, &n, &err) == 0, "holds: the jobs gone");
+	for (k = 0, found = 0; k < n; k++)
+		if (strncmp(list[k].j_id, "h", 1) == 0)
+			found++;
+	store_jobs_free(list, n);
+	is_int(found, 1, "holds: job 3 only (0 is back, 1 and 2 never ran)");
+	ok(store_trim(trimmer, 3600000, 0, 60000, &n, &err) == 0 && n > 0,
+	    "holds: the old runs trimmed");
+	ok(store_jobs_gone(b, &list, &n, &err) == 0, "holds: the jobs gone");
+	for (k = 0, found = 0; k < n; k++)
+		if (strncmp(list[k].j_id, "h", 1) == 0)
+			found++;
+	store_jobs_free(list, n);
+	is_int(found, 0, "holds: job 3's description goes with its runs");
+	ok(store_jobs_release(a, ids, 1, &gone, &err) == 0 && gone == 1,
+	    "holds: A lets go of job 0 again");
+	if (is_mysql)
+		test_jobs_lock(b, &j[3]);
+	store_close(a);
+	store_close(b);
+}
+
+/*
+ * MariaDB: a node stopped while it registers holds the lock of the
+ * jobs; another waits STORE_LOCK_WAIT seconds for it and fails with a
+ * conflict, to try again later, and has it once the server has seen
+ * the stopped node's connection go.
+ */
+static void
+test_jobs_lock(struct store *b, struct store_job *j)
+{
+	struct store_error	 err;
+	struct store		*c;
+	pid_t			 pid;
+	int64_t			 t0;
+	int			 status, i, rc;
+
+	if ((pid = fork()) == -1) {
+		ok(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		if ((c = open_node(url1, "nodeJ", 0)) == NULL)
+			_exit(1);
+		store_fault_set("register.before", 1, STORE_FAULT_STOP);
+		(void)store_jobs_register(c, j, 1, &err);
+		_exit(0);
+	}
+	rc = waitpid(pid, &status, WUNTRACED);
+	if (rc != pid || !WIFSTOPPED(status)) {
+		ok(0, "jobs lock: the other node did not stop");
+		return;
+	}
+	t0 = clock_mono();
+	rc = store_jobs_register(b, j, 1, &err);
+	ok(rc == -1 && err.se_class == STORE_CONFLICT &&
+	    clock_mono() - t0 >= (STORE_LOCK_WAIT - 1) * 1000,
+	    "jobs lock: held by a stopped node, a conflict after %d s: %s",
+	    STORE_LOCK_WAIT, err.se_msg);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (i = 0; i < 100; i++) {
+		if ((rc = store_jobs_register(b, j, 1, &err)) == 0)
+			break;
+		usleep(100000);
+	}
+	ok(rc == 0, "jobs lock: free once its holder's connection is gone");
 }
 
 #define NB	300
@@ -1143,8 +1319,10 @@ test_faults(struct store *a, struct store *b)
 	int			 won, rc, dr, fire = 10000, i, reached = 0;
 	int			 tries, hinted, nback;
 	int64_t			 vid;
-	struct store_job	 many[NREG], *got;
+	struct store_job	 many[NREG], *got, *got2;
 	char			 mid[NREG][40], cmdbuf[64];
+	const char		*mids[NREG];
+	size_t			 gone;
 
 	memset(&j, 0, sizeof(j));
 	mkid(id, sizeof(id), "f", 1);
@@ -1164,6 +1342,7 @@ test_faults(struct store *a, struct store *b)
 		mkid(mid[k], sizeof(mid[k]), "fr", (int)k);
 		many[k] = j;
 		many[k].j_id = mid[k];
+		mids[k] = mid[k];
 	}
 	for (pt = store_fault_points(); *pt != NULL; pt++) {
 		fire += 60;
@@ -1282,6 +1461,39 @@ test_faults(struct store *a, struct store *b)
 			}
 			ok(vid > 0 && rc == 0 && nback == 1, "%s: the silent "
 			    "node's run is handed over once (%d)", *pt, nback);
+		} else if (strncmp(*pt, "jobs.lock.", 10) == 0 ||
+		    strncmp(*pt, "hold.", 5) == 0) {
+			/* Let go of first, so that all is written again. */
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			ok(store_jobs_release(a, mids, NREG, &gone, &err) == 0,
+			    "%s: let go of", *pt);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			rc = store_jobs_register(a, many, NREG, &err);
+			if (rc == -1)
+				rc = store_jobs_register(a, many, NREG, &err);
+			ok(rc == 0, "%s: registered", *pt);
+			/* Held by A: B letting go of them leaves them. */
+			ok(store_jobs_release(b, mids, NREG, &gone, &err) ==
+			    0 && gone == 0 && store_job_get(b,
+			    many[NREG - 1].j_id, &got, &err) == 0 &&
+			    got != NULL, "%s: and held", *pt);
+			store_jobs_free(got, 1);
+		} else if (strncmp(*pt, "release.", 8) == 0) {
+			store_fault_set(NULL, 1, STORE_FAULT_NONE);
+			ok(store_jobs_register(a, many, NREG, &err) == 0,
+			    "%s: registered", *pt);
+			store_fault_set(*pt, 1, STORE_FAULT_DROP);
+			rc = store_jobs_release(a, mids, NREG, &gone, &err);
+			if (rc == -1)
+				rc = store_jobs_release(a, mids, NREG, &gone,
+				    &err);
+			ok(rc == 0, "%s: let go of", *pt);
+			ok(store_job_get(b, many[0].j_id, &got, &err) == 0 &&
+			    store_job_get(b, many[NREG - 1].j_id, &got2,
+			    &err) == 0 && got == NULL && got2 == NULL,
+			    "%s: and gone", *pt);
+			store_jobs_free(got, 1);
+			store_jobs_free(got2, 1);
 		} else if (strncmp(*pt, "register.", 9) == 0) {
 			/* Enough jobs to read the stored digests first. */
 			strlcpy(cmdbuf, *pt, sizeof(cmdbuf));
@@ -1330,7 +1542,7 @@ test_faults(struct store *a, struct store *b)
 			    store_backend(a));
 		store_fault_set(NULL, 1, STORE_FAULT_NONE);
 	}
-	ok(reached >= (is_mysql ? 47 : 51), "%d fault points reached",
+	ok(reached >= (is_mysql ? 55 : 59), "%d fault points reached",
 	    reached);
 
 	/*
@@ -1760,10 +1972,13 @@ test_schema(void)
 
 	/*
 	 * Migration from version 1 to 2, from 2 to 3, then from 3 to the
-	 * current one (on SQLite also from 1 to the current one at once).
+	 * current one, and from 4 to the current one (on SQLite also from
+	 * 1 to the current one at once).
 	 */
-	if (!is_mysql)
+	if (!is_mysql) {
 		test_migrate(url3, 0);
+		test_migrate(url4, 4);
+	}
 	test_migrate(url2, 3);
 }
 
@@ -1856,6 +2071,44 @@ test_migrate(const char *url, int via)
 	ok(store_claim_check(st, "0123456789abcdef0123456789abcdef",
 	    1700000300, &won, &err) == 0 && won, "and recorded");
 	store_close(st);
+	/*
+	 * Version 5: the old job is taken to be held by every node the
+	 * store knew, here old-node; nodeA, which never held it, letting
+	 * go changes nothing, and old-node's first sync without it lets it
+	 * go.  Its runs and description stay.
+	 */
+	if ((st = open_node(url, "nodeA", 0)) == NULL) {
+		ok(0, "reopen migrated");
+		return;
+	}
+	{
+		const char	*old = "0123456789abcdef0123456789abcdef";
+		size_t		 gone;
+
+		ok(store_jobs_release(st, &old, 1, &gone, &err) == 0 &&
+		    gone == 0 && store_job_get(st, old, &job, &err) == 0 &&
+		    job != NULL, "the old job is held by the node the store "
+		    "knew");
+		store_jobs_free(job, 1);
+		store_close(st);
+		if ((st = open_node(url, "old-node", 0)) == NULL) {
+			ok(0, "reopen migrated");
+			return;
+		}
+		ok(store_jobs_sync(st, NULL, 0, &gone, &err) == 0 &&
+		    gone == 1 && store_job_get(st, old, &job, &err) == 0 &&
+		    job == NULL, "which lets go of it at its next start");
+		ok(store_runs_list(st, old, 0, &r, &n, &err) == 0 && n == 4,
+		    "its runs stay");
+		store_runs_free(r, n);
+		ok(store_jobs_gone(st, &job, &n, &err) == 0 && n == 1 &&
+		    strcmp(job[0].j_owner, "alice") == 0 &&
+		    strcmp(job[0].j_cmd, "backup") == 0 &&
+		    strcmp(job[0].j_sched, "*/5 * * * *") == 0,
+		    "and so does what it was");
+		store_jobs_free(job, n);
+	}
+	store_close(st);
 }
 
 /*
@@ -1946,6 +2199,7 @@ main(void)
 		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
 		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
 		snprintf(url3, sizeof(url3), "%s/old3.db", tmpdir);
+		snprintf(url4, sizeof(url4), "%s/old4.db", tmpdir);
 	}
 	diag("store %s", url1);
 	test_url();
@@ -1967,6 +2221,7 @@ main(void)
 	test_faults(a, b);
 	test_run_batches(a, b);
 	test_batch_faults(a, b);
+	test_holds(a);
 	store_close(a);
 	store_close(b);
 	store_close(c);
