@@ -190,7 +190,7 @@ void	 cron_fmt_iso8601(const struct cron_tz *, time_t, char *, size_t);
  * at(1) times (attime.c).  at_parse() reads a timespec, at's words
  * joined by blanks (now + 5 minutes, 10:30 tomorrow, noon utc, 4pm jul
  * 31, 2026-07-31, ...), as Debian's at reads it, at instant `now' in
- * the zone tz (both borrowed).  A zone name after the time of day
+ * the zone tz (text and zone borrowed).  A zone name after the time of day
  * (Europe/Paris) is turned into a zone by load(name, arg), which
  * returns a zone the parser frees with tz_free(), or NULL when it has
  * none; with load NULL only utc is known.  at_parse_posix() reads at
