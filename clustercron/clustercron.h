@@ -35,6 +35,7 @@ struct verb {
 void	 usage_print(int);
 
 int	 verb_next(int, char **);
+int	 verb_attime(int, char **);
 /* The admin verbs that read or change the store (admin.h). */
 int	 verb_status(int, char **);
 int	 verb_jobs(int, char **);

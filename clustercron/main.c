@@ -19,6 +19,10 @@ static const struct verb verbs[] = {
 	{ "next", verb_next,
 	    "next [-S] [-n count] [-z tz] [-f 'YYYY-MM-DD HH:MM[:SS]'] expr",
 	    "the next fire instants of a schedule" },
+	{ "attime", verb_attime,
+	    "attime [-z tz] [-f 'YYYY-MM-DD HH:MM[:SS]'] "
+	    "-t [[CC]YY]MMDDhhmm[.SS] | timespec ...",
+	    "the instant an at(1) time names" },
 	{ "status", verb_status, "status [--json] [-c file]",
 	    "the nodes, their heartbeats and the runs in flight" },
 	{ "jobs", verb_jobs, "jobs [--json] [-c file] [-u owner]",

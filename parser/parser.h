@@ -186,6 +186,25 @@ int	 sched_never(const struct cron_sched *);
 #define CRON_ISOLEN	40
 void	 cron_fmt_iso8601(const struct cron_tz *, time_t, char *, size_t);
 
+/*
+ * at(1) times (attime.c).  at_parse() reads a timespec, at's words
+ * joined by blanks (now + 5 minutes, 10:30 tomorrow, noon utc, 4pm jul
+ * 31, 2026-07-31, ...), as Debian's at reads it, at instant `now' in
+ * the zone tz (text and zone borrowed).  A zone name after the time of day
+ * (Europe/Paris) is turned into a zone by load(name, arg), which
+ * returns a zone the parser frees with tz_free(), or NULL when it has
+ * none; with load NULL only utc is known.  at_parse_posix() reads at
+ * -t's [[CC]YY]MMDDhhmm[.SS].  Both return 0 and the UTC instant in
+ * *out, or -1 with *diag filled (d_col the 1-based column of the text
+ * at fault, 0 when the time as a whole is, such as one in the past)
+ * and *out 0.  attime.c says where they differ from Debian's at.
+ */
+int	 at_parse(const char *, time_t, const struct cron_tz *,
+	    struct cron_tz *(*)(const char *, void *), void *, time_t *,
+	    struct cron_diag *);
+int	 at_parse_posix(const char *, time_t, const struct cron_tz *,
+	    time_t *, struct cron_diag *);
+
 /* Civil time helpers shared by the calculator, zones and tools. */
 int64_t	 civil_to_days(int64_t, int, int);
 void	 days_to_civil(int64_t, int64_t *, int *, int *);
