@@ -13,11 +13,7 @@
 # The lines about fires this test reads (CLAIMED and the like are
 # debug lines by default, clustercron(8)).
 DMN_FLAGS="-L 31"
-faketime_lib >/dev/null || {
-	echo "libfaketime not found (Debian: faketime)"
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
-}
+needs_faketime
 dmn_cluster
 
 missing=

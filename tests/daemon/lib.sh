@@ -78,9 +78,10 @@ dmn_cleanup()
 trap dmn_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-[ -x "$top_builddir/clustercron/clustercron" ] || {
-	echo "clustercron/clustercron not built"
-	exit 77
+# make check builds it before any test runs: not there is an error.
+[ -x "$CLUSTERCRON" ] || {
+	echo "$CLUSTERCRON not built"
+	exit 99
 }
 
 # The stand-in for sendmail: each message in $T/mail.N.
@@ -122,15 +123,13 @@ dmn_setup()
 
 # dmn_useradd USER HOME: a throwaway user and group USER with HOME
 # (made, theirs); removed by dmn_cleanup after the daemons are killed
-# and every process of theirs is gone.  Skips (77) if it cannot.
+# and every process of theirs is gone.  Skips if it cannot.
 dmn_useradd()
 {
 	needs useradd
 	needs userdel
-	if ! useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1; then
-		echo "useradd $1 failed"
-		exit 77
-	fi
+	useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1 ||
+	    skip "useradd $1 failed"
 	DMN_USERS="${DMN_USERS:-} $1"
 	mkdir -p "$2" && chown "$1:" "$2"
 }
@@ -277,6 +276,7 @@ dmn_cluster()
 #	dmn_stopped NAME	the daemon is stopped (SIGSTOP, state T)
 #	last_claim NODE		the latest fire NODE claimed (0: none)
 #	claims_after NODE FIRE	NODE has claimed a fire after FIRE
+#	needs_faketime		skip without libfaketime
 
 T0=$(date +%s)
 
@@ -402,10 +402,12 @@ known_bug()
 }
 
 # faketime_lib: the path of libfaketime (Debian's faketime), or fail.
+# needs_faketime: skip without it.
 faketime_lib()
 {
 	for _f in /usr/lib/*/faketime/libfaketime.so.1 \
 	    /usr/lib/faketime/libfaketime.so.1 \
+	    /usr/lib64/faketime/libfaketime.so.1 \
 	    /usr/local/lib/faketime/libfaketime.so.1; do
 		if [ -f "$_f" ]; then
 			echo "$_f"
@@ -413,6 +415,12 @@ faketime_lib()
 		fi
 	done
 	return 1
+}
+
+needs_faketime()
+{
+	faketime_lib >/dev/null ||
+	    skip "libfaketime not found (Debian: faketime)"
 }
 
 # dmn_start_faked OFFSET NAME: start NAME with its wall clock OFFSET
