@@ -53,7 +53,7 @@ struct vec;
 struct wtrx;
 
 /* The kinds of rows the listings return (see list_get()). */
-enum list_kind { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES };
+enum list_kind { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES, LK_CLAIMS };
 
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 
@@ -168,6 +168,8 @@ static int	 same_text(const char *, const char *);
 static int	 table_put_fn(struct store *, void *, struct store_error *);
 static int	 tables_row(void *, const struct sval *, size_t);
 static void	 tables_free(void *, size_t);
+static int	 claims_row(void *, const struct sval *, size_t);
+static void	 claims_free(void *, size_t);
 
 /* Values. */
 #define SVI(x)	((struct sval){ SV_INT, (int64_t)(x), NULL, 0 })
@@ -1573,6 +1575,7 @@ static const struct {
 	[LK_RUNS] = { run_row, sizeof(struct store_run), runs_free },
 	[LK_NODES] = { node_row, sizeof(struct store_node), nodes_free },
 	[LK_TABLES] = { tables_row, sizeof(struct store_table), tables_free },
+	[LK_CLAIMS] = { claims_row, sizeof(struct store_claim), claims_free },
 };
 
 struct list_arg {
@@ -3654,6 +3657,58 @@ store_tables_list(struct store *st, struct store_table **out, size_t *n,
 
 	err = err_init(err);
 	rc = list_get(st, LK_TABLES, S_TABLES_LIST, NULL, 0, &v, n, err);
+	*out = v;
+	return (rc);
+}
+
+/* The claims table as it stands (store_claims_list()). */
+static int
+claims_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_claim	*cl;
+
+	if ((cl = vec_push(arg)) == NULL)
+		return (-1);
+	if ((cl->c_job = strdup(str_of(&c[0]))) == NULL ||
+	    (cl->c_node = strdup(str_of(&c[2]))) == NULL) {
+		free(cl->c_job);
+		((struct vec *)arg)->v_n--;
+		return (-1);
+	}
+	cl->c_fire = (time_t)int_of(&c[1]);
+	cl->c_at = int_of(&c[3]);
+	return (0);
+}
+
+void
+store_claims_free(struct store_claim *cl, size_t n)
+{
+	size_t	 i;
+
+	if (cl == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(cl[i].c_job);
+		free(cl[i].c_node);
+	}
+	free(cl);
+}
+
+static void
+claims_free(void *p, size_t n)
+{
+	store_claims_free(p, n);
+}
+
+int
+store_claims_list(struct store *st, struct store_claim **out, size_t *n,
+    struct store_error *err)
+{
+	void	*v;
+	int	 rc;
+
+	err = err_init(err);
+	rc = list_get(st, LK_CLAIMS, S_CLAIMS_LIST, NULL, 0, &v, n, err);
 	*out = v;
 	return (rc);
 }

@@ -528,6 +528,21 @@ int	 store_run_lost(struct store *, int64_t, int *, struct store_error *);
  */
 int	 store_claims_unrun(struct store *, time_t, size_t *,
 	    struct store_error *);
+/*
+ * store_claims_list() returns every claim the claims table holds (those
+ * not yet trimmed), by fire then job, in a new array the caller frees
+ * with store_claims_free(): what tests and tools read to see which node
+ * won which fire.
+ */
+struct store_claim {
+	char		*c_job;
+	time_t		 c_fire;
+	char		*c_node;
+	int64_t		 c_at;		/* store clock, ms */
+};
+int	 store_claims_list(struct store *, struct store_claim **, size_t *,
+	    struct store_error *);
+void	 store_claims_free(struct store_claim *, size_t);
 int	 store_fire_recorded(struct store *, const char *, time_t, int *,
 	    struct store_error *);
 

@@ -81,6 +81,7 @@ enum stmt {
 	S_BEAT,			/* name, now, now, clock-now, running, first */
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
+	S_CLAIMS_LIST,		/* -> job, fire, node, claimed_at */
 	S_UNRUN_MINE,		/* from, node */
 	S_UNRUN_DEAD,		/* node, timeout, window, window */
 	S_LOST_FIND,		/* node, timeout -> runcols */

@@ -139,6 +139,7 @@ static const char *const my_text[S_COUNT] = {
 	    "running = VALUES(running)",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
+	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
 	[S_UNRUN_MINE] = SQL_UNRUN_MINE,
 	[S_UNRUN_DEAD] = SQL_UNRUN_DEAD,
 	[S_LOST_FIND] = SQL_LOST_FIND,

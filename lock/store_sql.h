@@ -144,6 +144,8 @@
 	"INSERT INTO nodes (name, started, beat, skew, state, running) " \
 	"VALUES (?, ?, ?, ?, 0, ?)"
 #define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
+#define SQL_CLAIMS_LIST \
+	"SELECT job, fire, node, claimed_at FROM claims ORDER BY fire, job"
 #define SQL_NODES_LIST \
 	"SELECT name, started, beat, skew, state, running FROM nodes " \
 	"ORDER BY name"

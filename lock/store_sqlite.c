@@ -131,6 +131,7 @@ static const char *const sq_text[S_COUNT] = {
 	    "running = excluded.running",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
+	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
 	[S_UNRUN_MINE] = SQL_UNRUN_MINE,
 	[S_UNRUN_DEAD] = SQL_UNRUN_DEAD,
 	[S_LOST_FIND] = SQL_LOST_FIND,

@@ -27,10 +27,8 @@ else
 	U=$ME
 	AS=
 	H=$HOME
-	if [ -e "$H/.clustercron" ]; then
-		echo "$H/.clustercron exists: not touching it"
-		exit 77
-	fi
+	[ -e "$H/.clustercron" ] &&
+	    skip "$H/.clustercron exists: not touching it"
 	trap 'rc=$?; rm -rf "$H/.clustercron"; dmn_cleanup; exit $rc' EXIT
 fi
 

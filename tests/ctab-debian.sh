@@ -16,15 +16,10 @@
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
-skip() {
-	echo "skip: $*"
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
-}
 [ "$(id -u)" -eq 0 ] ||
     skip "needs root, for a throwaway user and a private mount namespace"
 for p in unshare setpriv dpkg-deb useradd groupadd tmux vi; do
-	command -v $p >/dev/null 2>&1 || skip "no $p"
+	needs $p
 done
 unshare -m true 2>/dev/null || skip "unshare -m does not work here"
 

@@ -21,7 +21,9 @@
 # Not part of make check (it would run inside make distcheck):
 #	sh tests/package.sh
 # Exit status: 0 pass, 1 fail, 77 skip (no Debian build tools), 99
-# error, and 99 instead of 77 when CI is set.
+# error, and 99 instead of 77 when CI is set.  A part it cannot do here
+# (lintian, man, git, root missing) is named in a "SKIP: part:" line,
+# and is an error too when CI is set (tests/lib/skip.sh).
 #
 # With PACKAGE_BOOT=1, as root, it also installs the package on a clean
 # Debian 12 booted with systemd in systemd-nspawn (a root cached as
@@ -31,6 +33,7 @@
 # start work.  The container is powered off and removed at the end.
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
+. "$top/tests/lib/skip.sh"
 tmp=
 dpid=
 nspid=
@@ -186,11 +189,6 @@ boot_stop() {
 	nspid=
 }
 
-skip() {
-	echo "package.sh: $*" >&2
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
-}
 ok() { echo "ok - $*"; }
 fail() { echo "not ok - $*"; failed=1; }
 
@@ -228,6 +226,9 @@ if command -v git >/dev/null 2>&1 &&
     git -c user.name=package.sh -c user.email=package.sh@invalid \
     commit -q -m copy) >"$tmp/git.log" 2>&1; then
 	gitc="git -C $src"
+else
+	skip_part "no git (or git init failed): what the build leaves" \
+	    "and what debian/rules clean takes away are not checked"
 fi
 
 echo "# dpkg-buildpackage -us -uc -b in $src"
@@ -268,14 +269,15 @@ if [ -n "$gitc" ]; then
 	fi
 fi
 
-# Lintian's errors, when it is installed (warnings are not failures).
-if command -v lintian >/dev/null 2>&1; then
-	if lintian --fail-on error "$deb" >"$tmp/lintian.log" 2>&1; then
-		ok "lintian: no errors"
-	else
-		cat "$tmp/lintian.log"
-		fail "lintian: errors"
-	fi
+# Lintian's errors (warnings are not failures).
+if ! command -v lintian >/dev/null 2>&1; then
+	skip_part "lintian not found: the package is not linted" \
+	    "(apt-get install lintian)"
+elif lintian --fail-on error "$deb" >"$tmp/lintian.log" 2>&1; then
+	ok "lintian: no errors"
+else
+	cat "$tmp/lintian.log"
+	fail "lintian: errors"
 fi
 
 # The control fields that make it a drop-in cron.
@@ -413,7 +415,7 @@ if command -v man >/dev/null 2>&1; then
 		esac
 	done
 else
-	echo "# man not found: man cron is not tried (apt-get install man-db)"
+	skip_part "man not found: man cron is not tried (apt-get install man-db)"
 fi
 dpkg-deb -f "$deb" Pre-Depends | grep -q cron-daemon-common ||
     fail "Pre-Depends lacks cron-daemon-common"
@@ -426,14 +428,14 @@ sh "$top/tests/package-install.sh" "$deb"
 rc=$?
 case $rc in
 0) ;;
-77) echo "# package-install.sh skipped: the package is not installed" ;;
+77) skip_part "package-install.sh skipped: the package is not installed" ;;
 *) fail "package-install.sh (exit $rc)" ;;
 esac
 
 # The import of spool tables, against the packaged daemon on a private
 # configuration.  It needs root: only root installs other users' tables.
 if [ "$(id -u)" != 0 ]; then
-	echo "# not root: the import of spool tables is not tested"
+	skip_part "not root: the import of spool tables is not tested"
 	[ "$failed" = 0 ] && exit 0
 	exit 1
 fi

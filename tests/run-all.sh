@@ -7,8 +7,12 @@
 # private MariaDB the tests start themselves, cluster tests), make
 # distcheck, the Debian package, the unit tests under valgrind, the
 # whole suite again under AddressSanitizer and UBSan, and a short
-# bounded fuzz run.  Ends with one line "tests: N passed, N failed,
-# N skipped" and exits non-zero on any failure.
+# bounded fuzz run.  Ends with what was skipped and why
+# (tests/lib/skipped.sh), then one line "tests: N passed, N failed,
+# N skipped", and exits non-zero on any failure.  With CI set (.ci/run
+# sets it) every tool is there, so a test that cannot run is an error
+# and a skip, should one get through, fails the run; outside CI a
+# missing tool skips what needs it, saying why.
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 99
 cd "$top" || exit 99
@@ -26,6 +30,10 @@ if [ -f config.status ]; then
 	    "run 'make distclean' there first" >&2
 	exit 99
 fi
+
+# Notes of skipped stages from an earlier run would be read as this
+# run's (tests/lib/skipped.sh).
+rm -f build/package.log build-fuzz/fuzz.log
 
 log "autoreconf"
 autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 99; }
@@ -93,10 +101,12 @@ if build build main --enable-werror; then
 			stage_fail "dist contents"
 		}
 	fi
-	# The Debian package, built from a copy of the tree and unpacked.
+	# The Debian package, built from a copy of the tree and unpacked;
+	# its output kept for the skips' summary.
 	log "debian package"
-	sh "$top/tests/package.sh"
-	rc=$?
+	{ sh "$top/tests/package.sh" 2>&1; echo $? >build/package.rc; } |
+	    tee build/package.log
+	rc=$(cat build/package.rc)
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || stage_fail "package"
 	# The unit tests once more under valgrind (memcheck, leaks).
 	log "valgrind: unit tests"
@@ -139,13 +149,23 @@ fi
 
 if command -v clang >/dev/null 2>&1; then
 	if build build-fuzz fuzz --enable-fuzz CC=clang; then
-		log "fuzz: bounded run"
-		(cd build-fuzz && sh "$top/tests/fuzz/run.sh" 60) ||
+		log "fuzz: bounded runs, crontab lines then at(1) times"
+		(cd build-fuzz && sh "$top/tests/fuzz/run.sh" 45 crontab &&
+		    sh "$top/tests/fuzz/run.sh" 20 attime) ||
 		    stage_fail "fuzz"
 	else
 		stage_fail "fuzz build"
 	fi
+else
+	mkdir -p build-fuzz
+	echo "SKIP: part: clang not found: no fuzz run (apt-get install" \
+	    "clang libclang-rt-14-dev)" | tee build-fuzz/fuzz.log
 fi
+
+# What was skipped, and why; with CI set, any skip fails the run.
+log "skipped"
+sh "$top/tests/lib/skipped.sh" build build-asan build/package.log \
+    build-fuzz/fuzz.log || stage_fail "skipped with CI set"
 
 # One closing line over every test result of every stage.
 set -- $(find build build-asan -name '*.trs' ! -path '*/_build/*' \

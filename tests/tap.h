@@ -6,6 +6,14 @@
  * test program includes it once, calls ok()/is_int()/is_str() and ends
  * with return (tap_done()).  Output goes to standard output for
  * automake's tap-driver.sh.
+ *
+ * A check that cannot run here is passed over with tap_skip(), and a
+ * whole program with return (tap_skip_all(...)) before its first check,
+ * both saying why; nothing else prints a SKIP.  When the environment
+ * variable CI is set (.ci/run sets it) either is a failure instead,
+ * with the same reason: CI installs every tool the tests use and runs
+ * them as root, so there a test that cannot run is a broken machine or
+ * a broken test (tests/lib/skip.sh does the same for the scripts).
  */
 
 #ifndef TAP_H
@@ -13,6 +21,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int	 tap_n;
@@ -92,6 +101,53 @@ is_str(const char *got, const char *want, const char *fmt, ...)
 		diag("got \"%s\", want \"%s\"", got ? got : "(null)",
 		    want ? want : "(null)");
 	return (pass);
+}
+
+static int	 tap_ci(void) __attribute__((__unused__));
+static int
+tap_ci(void)
+{
+	const char	*ci;
+
+	ci = getenv("CI");
+	return (ci != NULL && *ci != '\0');
+}
+
+static void	 tap_skip(const char *, ...)
+		    __attribute__((__format__ (printf, 1, 2), __unused__));
+static void
+tap_skip(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	tap_n++;
+	if (tap_ci()) {
+		tap_failed++;
+		printf("not ok %d - cannot run here, and CI is set: ", tap_n);
+	} else
+		printf("ok %d # SKIP ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static int	 tap_skip_all(const char *, ...)
+		    __attribute__((__format__ (printf, 1, 2), __unused__));
+static int
+tap_skip_all(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	printf(tap_ci() ? "Bail out! cannot run here, and CI is set: " :
+	    "1..0 # SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return (tap_ci() ? 99 : 0);
 }
 
 static int	 tap_done(void) __attribute__((__unused__));

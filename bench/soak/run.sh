@@ -205,8 +205,6 @@ dmn_cluster
 echo "soak: $DUR s, $N jobs every $P s, a fault every $F s; in $T"
 
 nodes="n1 n2 n3"
-rerun=
-grep -q LOST_RERUN "$top_srcdir"/clustercron/*.c && rerun=1
 for n in $nodes; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s
@@ -215,14 +213,14 @@ store-retry-interval = 1s
 claim-defer-ms = 150
 history-max-runs = 100000
 EOF
-	awk -v n="$N" -v p="$P" -v o="$O" -v me="$ME" -v rerun="$rerun" '
+	awk -v n="$N" -v p="$P" -v o="$O" -v me="$ME" '
 	BEGIN {
 		print "CLUSTERCRON_SECONDS=yes"
 		print "MAILTO=\"\""
 		for (i = 0; i < n; i++) {
 			if (i % 10 == 9)
 				print "CLUSTERCRON_MISFIRE=catchup:2m"
-			else if (i % 10 == 8 && rerun)
+			else if (i % 10 == 8)
 				print "CLUSTERCRON_LOST=rerun"
 			cmd = "echo \"$CLUSTERCRON_FIRE_TIME $CLUSTERCRON_NODE " \
 			    "j" i " $CLUSTERCRON_ATTEMPT\" >>" o "/fires"
@@ -231,7 +229,7 @@ EOF
 			printf "%d-59/%d * * * * * %s %s\n", i % p, p, me, cmd
 			if (i % 10 == 9)
 				print "CLUSTERCRON_MISFIRE=skip"
-			else if (i % 10 == 8 && rerun)
+			else if (i % 10 == 8)
 				print "CLUSTERCRON_LOST=mark"
 		}
 	}' >"$T/$n/crontab"
@@ -287,12 +285,11 @@ echo "faults: $(cut -d' ' -f1 "$T/faults" | sort | uniq -c | tr '\n' ' ')"
 
 # The runs, the jobs' tags, the claims and the file, for the analysis.
 echo "$t_begin $t_end $N $P" >"$T/window"
-runs_sql | awk '{ print $1, $2, $3, $4, $5, $7 }' >"$T/runs"
-mdb_sql "SELECT id, cmd FROM jobs" | sed -n \
-    's/^\([0-9a-f]*\)\t.* \(j[0-9]*\) \$CLUSTERCRON_ATTEMPT.*/\1 \2/p' \
+run_rows | awk '{ print $1, $2, $3, $4, $5, $7 }' >"$T/runs"
+ccs commands | sed -n \
+    's/^\([0-9a-f]*\) .* \(j[0-9]*\) \$CLUSTERCRON_ATTEMPT.*/\1 \2/p' \
     >"$T/tags"
-mdb_sql "SELECT job, fire, node FROM claims WHERE fire >= $t_begin" |
-    tr '\t' ' ' >"$T/claims"
+claim_rows "fire >= $t_begin" >"$T/claims"
 cut -d' ' -f1 "$O/fires" | iso_epochs | paste -d' ' - "$O/fires" |
     awk '{ print $1, $3, $4, $5 }' >"$T/lines"
 analyse "$T"

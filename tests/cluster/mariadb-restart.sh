@@ -78,7 +78,7 @@ wait_for 20 grep -q . "$O/catchup" || fail "no catch-up run"
 # The run that ended during the outage gets its end recorded.
 ended()
 {
-	[ -z "$(runs_sql "WHERE state = 0 AND fire <= $restart_s")" ]
+	[ -z "$(run_rows "state == \"running\" && fire <= $restart_s")" ]
 }
 wait_for 10 ended
 for n in $nodes; do
@@ -95,18 +95,18 @@ for f in skip catchup long.start; do
 done
 
 # From the runs table.
-r=$(runs_sql)
+r=$(run_rows)
 # Each node records its own runs of the node-local job: once per node.
-local_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/local.%'")
+local_id=$(job_of '/local\.')
 same "runs: no fire started twice" \
     "$(echo "$r" | awk -v l="$local_id" '$3 >= 1 && $1 != l { print $1, $2 }' |
     sort | uniq -d)" ""
 same "runs: node-local fires once per node" \
     "$(echo "$r" | awk -v l="$local_id" '$1 == l { print $2, $4 }' | sort |
     uniq -d)" ""
-skip_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/skip'")
-catch_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/catchup'")
-long_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/long.start;%'")
+skip_id=$(job_of '/skip$')
+catch_id=$(job_of '/catchup$')
+long_id=$(job_of '/long\.start;')
 # run.c keeps a run's end that the store could not take and records it
 # once the store answers (pending_flush()), so no row stays "running".
 same "runs: nothing left running" \

@@ -13,9 +13,6 @@
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
 
-has_feature node-timeout && grep -q LOST_RERUN "$top_srcdir"/clustercron/*.c ||
-    { echo "SKIP: no node-timeout or CLUSTERCRON_LOST=rerun"; exit 77; }
-
 nodes="n1 n2 n3"
 for n in $nodes; do
 	dmn_setup $n <<EOF
@@ -46,9 +43,9 @@ line=$(sed -n "$((k + 1))p" "$O/rr.start")
 iso=${line%% *}
 fire=$(echo "$iso" | iso_epochs)
 owner=$(echo "$line" | cut -d' ' -f2)
-recorded() { [ -n "$(runs_sql "WHERE fire = $fire AND node = '$owner' AND \
-    state = 0 AND job_id IN (SELECT id FROM jobs WHERE cmd LIKE \
-    '%/rr.start;%')")" ]; }
+rr_id=$(job_of '/rr\.start;')
+recorded() { [ -n "$(run_rows "fire == $fire && node == \"$owner\" && \
+    state == \"running\" && job == \"$rr_id\"")" ]; }
 wait_for 10 recorded || fail "the store does not show the run"
 mdb_kill
 echo "store killed ($(elapsed)) while $owner runs $iso"
@@ -69,8 +66,8 @@ wait_for 40 all_log 'STORE BACK' || fail "nodes did not notice the store came ba
 wait_for 20 grep -q "^$iso " "$O/rr.end" || fail "the run did not end"
 n=$(count_lines "$O/every1")
 wait_for 10 at_least $((n + 3)) "$O/every1" || fail "cluster jobs did not resume"
-local_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/local.%'")
-r=$(runs_sql | awk -v l="$local_id" '$1 != l')
+local_id=$(job_of '/local\.')
+r=$(run_rows | awk -v l="$local_id" '$1 != l')
 starts=$(grep "^$iso " "$O/rr.start")
 lost=$(grep -h 'LOST (.*node dead' "$T"/n?.log)
 for n in $nodes; do

@@ -18,11 +18,6 @@
 DMN_FLAGS="-L 31"
 dmn_cluster
 
-has_feature node-timeout || {
-	echo "SKIP: node-timeout not in this build"
-	exit 77
-}
-
 for n in n1 n2 n3; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s
@@ -46,6 +41,7 @@ dmn_start n2
 dmn_start n3
 wait_for 30 at_least 5 "$O/every1" || fail "three nodes: too few fires"
 wait_for 20 grep -q " n1 b" "$O/burst" || fail "n1 ran no burst"
+burst=$(job_of '/burst;')
 
 # n1 stops as it claims a burst: its first CLAIMED line for that
 # instant is looked for without pause (a bounded loop), so that it
@@ -77,9 +73,10 @@ while :; do
 	n=$(count_lines "$O/every1")
 	wait_for 10 at_least $((n + 1)) "$O/every1"
 	started_t=$(grep -c "^$iso $victim b" "$O/burst")
-	claimed_t=$(mdb_sql "SELECT COUNT(*) FROM claims WHERE fire = $t AND \
-	    node = '$victim' AND job IN (SELECT id FROM jobs WHERE cmd LIKE \
-	    '%/burst;%')")
+	claimed_t=$(claim_rows "fire == $t && node == \"$victim\"" |
+	    awk -v ids="$(echo $burst)" '
+		BEGIN { split(ids, a, " "); for (i in a) b[a[i]] = 1 }
+		$1 in b { n++ } END { print n + 0 }')
 	pending=$((claimed_t - started_t))
 	echo "try $try: stopped $victim at $stop_s ($(elapsed)) as it claimed" \
 	    "$claimed_t fires of $iso; it had started $started_t"
@@ -87,19 +84,19 @@ while :; do
 	kill -CONT "$(dmn_pid "$victim")"
 done
 echo "$pending fires claimed, not started"
-inflight=$(runs_sql "WHERE node = '$victim' AND state = 0")
+inflight=$(run_rows "node == \"$victim\" && state == \"running\"")
 echo "in flight on $victim: $(echo "$inflight" | grep -c .) runs"
 
 # Past node-timeout: its runs are marked lost, the others go on.
 notlost()
 {
-	[ -z "$(runs_sql "WHERE node = '$victim' AND state = 0")" ]
+	[ -z "$(run_rows "node == \"$victim\" && state == \"running\"")" ]
 }
 wait_for 20 notlost || fail "runs of $victim not marked lost"
 n=$(count_lines "$O/every1")
 wait_for 20 at_least $((n + 3)) "$O/every1" ||
     fail "the live nodes did not go on"
-lostruns=$(runs_sql "WHERE node = '$victim' AND state = 2")
+lostruns=$(run_rows "node == \"$victim\" && state == \"lost\"")
 
 # Woken up: it renews, records the end of what it ran, claims again.
 cont_s=$(date +%s)
@@ -121,22 +118,22 @@ contains "$victim: fenced or renewed late, by its log" \
     'HEARTBEAT \(renewed after|FENCED \('
 same "lost runs stay lost once their end is recorded" "$(echo "$lostruns" |
     while read -r job fire att rest; do
-	runs_sql "WHERE job_id = '$job' AND fire = $fire AND attempt = $att \
-	    AND state <> 2"
+	run_rows "job == \"$job\" && fire == $fire && attempt == $att && \
+	    state != \"lost\""
     done)" ""
 # Nothing the woken node started was due before it woke (a second of
 # margin: a fire due as it woke may start at once, and rightly), not
 # even the fires it had claimed when it was stopped between its claims
 # and its starts: past the lease of their claims, they are not started.
-late=$(runs_sql "WHERE node = '$victim' AND attempt >= 1 AND \
-    started >= $cont_s * 1000 AND fire < $cont_s - 1")
+late=$(run_rows "node == \"$victim\" && attempt >= 1 && \
+    started >= $cont_s * 1000 && fire < $cont_s - 1")
 same "$victim, woken, started no fire from before" "$late" ""
 if [ "$pending" -gt 0 ]; then
 	contains "$victim did not start what it had claimed, by its log" \
 	    "$(cat "$T/$victim.log")" 'FENCED \(.*past the lease of its claim, not started; '
 fi
-same "$victim ran nothing while stopped" "$(runs_sql "WHERE node = \
-    '$victim' AND attempt >= 1 AND started > ($stop_s + 1) * 1000 AND \
+same "$victim ran nothing while stopped" "$(run_rows "node == \
+    \"$victim\" && attempt >= 1 && started > ($stop_s + 1) * 1000 && \
     started < $cont_s * 1000")" ""
 
 # From the files: each fire once, every second from the first to the
@@ -146,10 +143,10 @@ same "every1: no fire twice" "$(dups_of "$O/every1")" ""
 same "burst: no fire twice" "$(cut -d' ' -f1,3 "$O/burst" | sort | uniq -d)" ""
 first=$(fires_of "$O/every1" | head -n 1)
 last=$(fires_of "$O/every1" | tail -n 1)
+every1=$(job_of '/every1$')
 fires_of "$O/every1" | gaps_in 1 "$first" "$last" |
 while read -r _ t; do
-	c=$(mdb_sql "SELECT node FROM claims WHERE fire = $t AND job IN
-	    (SELECT id FROM jobs WHERE cmd LIKE '%/every1')")
+	c=$(claim_rows "fire == $t && job == \"$every1\"" | cut -d' ' -f3)
 	if [ "$c" = "$victim" ] && [ "$t" -ge $((stop_s - 2)) ] &&
 	    [ "$t" -le "$cont_s" ]; then
 		echo "note: fire $t claimed by $victim as it stopped, not run"
@@ -181,7 +178,7 @@ cut -d' ' -f1,3 "$O/burst" | sort -u | cut -d' ' -f1 | uniq -c |
 grep '^note' "$T/bgaps"
 same "burst: every job at every instant ran" "$(grep -v '^note' \
     "$T/bgaps")" ""
-r=$(runs_sql)
+r=$(run_rows)
 same "runs: no fire started twice" \
     "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
 same "runs: nothing left running" "$(echo "$r" | awk '$5 == "running"')" ""

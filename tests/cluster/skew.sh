@@ -13,21 +13,14 @@
 # The lines about fires this test reads (CLAIMED and the like are
 # debug lines by default, clustercron(8)).
 DMN_FLAGS="-L 31"
-faketime_lib >/dev/null || {
-	echo "libfaketime not found (Debian: faketime)"
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
-}
+needs_faketime
 dmn_cluster
-
-missing=
-has_feature max-clock-skew || missing="$missing max-clock-skew"
 
 for n in n1 n2 n3; do
 	dmn_setup $n <<EOF
 heartbeat-interval = 1s
 claim-defer-ms = 150
-$(has_feature max-clock-skew && echo "max-clock-skew = 5s")
+max-clock-skew = 5s
 EOF
 	cat >"$T/$n/crontab" <<EOF
 CLUSTERCRON_SECONDS=yes
@@ -45,15 +38,15 @@ dmn_start_faked +300 n3 || fail "cannot start n3 under faketime"
 # The offsets are real: the store measured them at the heartbeats.
 skewed()
 {
-	mdb_sql "SELECT name, skew FROM nodes" | awk '
+	_sk=$(ccs nodes) || return 1
+	echo "$_sk" | awk '
 	    $1 == "n2" && $2 > -125000 && $2 < -115000 { a = 1 }
 	    $1 == "n3" && $2 > 295000 && $2 < 305000 { b = 1 }
 	    END { exit !(a && b) }'
 }
-wait_for 20 skewed || fail "the store did not see the clocks off: $(mdb_sql \
-    "SELECT name, skew FROM nodes" | tr '\t\n' ' ;')"
-echo "skew by the store (ms): $(mdb_sql "SELECT name, skew FROM nodes" |
-    tr '\t\n' ' ;')"
+wait_for 20 skewed || fail "the store did not see the clocks off: $(ccs \
+    nodes | tr '\n' ';')"
+echo "skew by the store (ms): $(ccs nodes | tr '\n' ';')"
 n=$(count_lines "$O/every1")
 wait_for 30 at_least $((n + 12)) "$O/every1" || fail "too few fires"
 for n in n1 n2 n3; do
@@ -67,46 +60,28 @@ early()
 	cut -d' ' -f1 "$1" | iso_epochs | paste -d' ' - "$1" |
 	    awk '$4 < $1 { print "early by", $1 - $4, "s:", $2, $3 }'
 }
-# Without max-clock-skew, fires are timed on the node's own clock: the
-# fast node claims and runs every fire five minutes early, and since a
-# claim moves the job's last fire forward, the fires of those five
-# minutes can no longer be claimed when they come: all missed.
-skewcheck()
-{
-	if has_feature max-clock-skew; then
-		same "$@"
-	else
-		known_bug "$@" "fires are timed on the node's own clock"
-	fi
-}
 for f in every1 every2; do
-	skewcheck "$f: nothing started early" "$(early "$O/$f" | head -n 5)" ""
+	same "$f: nothing started early" "$(early "$O/$f" | head -n 5)" ""
 	same "$f: no fire twice" "$(dups_of "$O/$f")" ""
 done
 # Every fire from n1's first to the end ran.  (A fast node may have
 # run fires ahead of the end: those are early, above.)
 now=$(date +%s)
 first=$(fires_of "$O/every1" | head -n 1)
-skewcheck "every1: every second ran" "$(fires_of "$O/every1" |
+same "every1: every second ran" "$(fires_of "$O/every1" |
     gaps_in 1 "$first" $((now - 2)) | head -n 5)" ""
-r=$(runs_sql)
+r=$(run_rows)
 same "runs: no fire started twice" \
     "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
 same "runs: as many as the files" "$(echo "$r" | awk '$3 >= 1' |
     grep -c .)" "$(($(count_lines "$O/every1") + $(count_lines "$O/every2")))"
-if has_feature max-clock-skew; then
-	for n in n2 n3; do
-		contains "$n says SKEW" "$(cat "$T/$n.log")" '\(CRON\) SKEW'
-		same "$n claimed nothing" "$(grep -c CLAIMED "$T/$n.log")" 0
-		# Not even a misfire: noting a fire missed claims it too.
-		same "$n recorded no run and no note" \
-		    "$(runs_sql "WHERE node = '$n'")" ""
-	done
-fi
+for n in n2 n3; do
+	contains "$n says SKEW" "$(cat "$T/$n.log")" '\(CRON\) SKEW'
+	same "$n claimed nothing" "$(grep -c CLAIMED "$T/$n.log")" 0
+	# Not even a misfire: noting a fire missed claims it too.
+	same "$n recorded no run and no note" \
+	    "$(run_rows "node == \"$n\"")" ""
+done
 
 echo "runtime: $(elapsed)"
-if [ -n "$missing" ] && [ "$nfail" -eq 0 ]; then
-	echo "SKIP: not in this build:$missing (refusal to claim not checked)"
-	exit 77
-fi
 finish

@@ -12,9 +12,6 @@
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
 
-has_feature node-timeout && grep -q LOST_RERUN "$top_srcdir"/clustercron/*.c ||
-    { echo "SKIP: no node-timeout or CLUSTERCRON_LOST=rerun"; exit 77; }
-
 nodes="n1 n2 n3"
 for n in $nodes; do
 	dmn_setup $n <<EOF
@@ -43,9 +40,9 @@ line=$(sed -n "$((k + 1))p" "$O/rr.start")
 iso=${line%% *}
 fire=$(echo "$iso" | iso_epochs)
 victim=$(echo "$line" | cut -d' ' -f2)
-recorded() { [ -n "$(runs_sql "WHERE fire = $fire AND node = '$victim' AND \
-    state = 0 AND job_id IN (SELECT id FROM jobs WHERE cmd LIKE \
-    '%/rr.start;%')")" ]; }
+rr_id=$(job_of '/rr\.start;')
+recorded() { [ -n "$(run_rows "fire == $fire && node == \"$victim\" && \
+    state == \"running\" && job == \"$rr_id\"")" ]; }
 wait_for 10 recorded || fail "the store does not show the run"
 kill -TERM "$(dmn_pid "$victim")"
 echo "told $victim to stop ($(elapsed)) while it runs $iso"
@@ -55,11 +52,10 @@ echo "$victim stopped ($(elapsed))"
 n=$(count_lines "$O/every1")
 wait_for 10 at_least $((n + 4)) "$O/every1" || fail "the others did not go on"
 starts=$(grep "^$iso " "$O/rr.start")
-rr_id=$(mdb_sql "SELECT id FROM jobs WHERE cmd LIKE '%/rr.start;%'")
-state=$(runs_sql "WHERE job_id = '$rr_id' AND fire = $fire AND node = \
-    '$victim' AND attempt = 1" | cut -d' ' -f5)
+state=$(run_rows "job == \"$rr_id\" && fire == $fire && \
+    node == \"$victim\" && attempt == 1" | cut -d' ' -f5)
 lost=$(grep -h "LOST ($victim .*node dead" "$T"/n?.log)
-r=$(runs_sql)
+r=$(run_rows)
 for n in $nodes; do
 	[ "$n" = "$victim" ] || dmn_stop $n
 done

@@ -8,6 +8,23 @@
  *	ccstore [-m file] url runs
  *		one line per run, oldest first:
  *		job fire attempt node state exit signal outlen
+ *	ccstore [-m file] url history
+ *		one line per run, oldest first, with its process and times:
+ *		job fire attempt node state pid started ended
+ *		(started and ended in ms by the node's clock; ended 0
+ *		while it runs)
+ *	ccstore [-m file] url claims
+ *		one line per claim not yet trimmed, by fire then job:
+ *		job fire node
+ *	ccstore [-m file] url commands
+ *		one line per job, by owner and id, with its command as
+ *		stored but for control characters, newline included,
+ *		shown as ^X by vis(3):
+ *		job command
+ *	ccstore [-m file] url nodes
+ *		one line per node that ever beat, by name, with its clock's
+ *		offset from the store's as the store measured it (ms):
+ *		node skew
  *	ccstore [-m file] url outputs
  *		one line per run, oldest first, with the head of its
  *		output (for a failed run, why it did not start) last,
@@ -45,10 +62,9 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ccstore [-m file] url runs | outputs | "
-	    "jobs | put owner "
-	    "file | job id owner schedule [name] | beat node | "
-	    "claim node id fire\n");
+	fprintf(stderr, "usage: ccstore [-m file] url runs | history | "
+	    "outputs | claims | jobs | commands | nodes | put owner file | "
+	    "job id owner schedule [name] | beat node | claim node id fire\n");
 	exit(2);
 }
 
@@ -60,6 +76,8 @@ main(int argc, char **argv)
 	struct store		*st;
 	struct store_run	*runs, *r;
 	struct store_job	*jobs;
+	struct store_claim	*claims;
+	struct store_node	*nodes;
 	char			*vis;
 	struct store_job	 job;
 	int64_t			 now;
@@ -100,6 +118,43 @@ main(int argc, char **argv)
 			    runs[i - 1].r_exit, runs[i - 1].r_signal,
 			    runs[i - 1].r_outlen);
 		store_runs_free(runs, n);
+	} else if (strcmp(argv[1], "history") == 0 && argc == 2) {
+		if (store_runs_list(st, NULL, 0, &runs, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = n; i > 0; i--) {
+			r = &runs[i - 1];
+			printf("%s %lld %d %s %s %d %lld %lld\n", r->r_job,
+			    (long long)r->r_fire, r->r_attempt, r->r_node,
+			    store_run_state_name(r->r_state), r->r_pid,
+			    (long long)r->r_start, (long long)r->r_end);
+		}
+		store_runs_free(runs, n);
+	} else if (strcmp(argv[1], "claims") == 0 && argc == 2) {
+		if (store_claims_list(st, &claims, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++)
+			printf("%s %lld %s\n", claims[i].c_job,
+			    (long long)claims[i].c_fire, claims[i].c_node);
+		store_claims_free(claims, n);
+	} else if (strcmp(argv[1], "commands") == 0 && argc == 2) {
+		if (store_jobs_list(st, NULL, &jobs, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++) {
+			len = strlen(jobs[i].j_cmd);
+			if ((vis = reallocarray(NULL, 4, len + 1)) == NULL)
+				err(1, NULL);
+			strvis(vis, jobs[i].j_cmd, VIS_NL | VIS_NOSLASH);
+			printf("%s %s\n", jobs[i].j_id, vis);
+			free(vis);
+		}
+		store_jobs_free(jobs, n);
+	} else if (strcmp(argv[1], "nodes") == 0 && argc == 2) {
+		if (store_nodes_list(st, &nodes, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++)
+			printf("%s %lld\n", nodes[i].n_name,
+			    (long long)nodes[i].n_skew);
+		store_nodes_free(nodes, n);
 	} else if (strcmp(argv[1], "outputs") == 0 && argc == 2) {
 		if (store_runs_list(st, NULL, 0, &runs, &n, &se) == -1)
 			errx(1, "%s", se.se_msg);

@@ -29,16 +29,6 @@ d = json.load(sys.stdin)
 $_c" "$@"
 }
 
-# ccs ARGS...: the test helper on the test's store.
-ccs()
-{
-	if [ -n "${MYSQL_FILE:-}" ]; then
-		"$CCSTORE" -m "$MYSQL_FILE" "$STORE" "$@"
-	else
-		"$CCSTORE" "sqlite:$T/cc.db" "$@"
-	fi
-}
-
 # table FILE NAME [user]: a table whose one job writes $O/NAME, of
 # system format unless user is given.
 table()

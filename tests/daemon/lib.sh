@@ -23,7 +23,9 @@
 #	dmn_stop NAME		SIGTERM, wait for it to exit (limit)
 #	dmn_pid NAME		its pid
 #	wait_for SECS CMD...	run CMD every 0.1 s until it succeeds
-#	runs			the runs table, one run a line (ccstore)
+#	ccs VERB ARGS...	tests/daemon/ccstore on the test's store: the
+#				one way a test reads the store (never SQL)
+#	runs			the runs table, one run a line (ccs runs)
 #	dmn_cluster [nostart]	a private MariaDB for the daemons (started
 #				unless nostart), STORE and MYSQL_FILE naming
 #				it, $O for the jobs' files
@@ -78,9 +80,10 @@ dmn_cleanup()
 trap dmn_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-[ -x "$top_builddir/clustercron/clustercron" ] || {
-	echo "clustercron/clustercron not built"
-	exit 77
+# make check builds it before any test runs: not there is an error.
+[ -x "$CLUSTERCRON" ] || {
+	echo "$CLUSTERCRON not built"
+	exit 99
 }
 
 # The stand-in for sendmail: each message in $T/mail.N.
@@ -122,15 +125,13 @@ dmn_setup()
 
 # dmn_useradd USER HOME: a throwaway user and group USER with HOME
 # (made, theirs); removed by dmn_cleanup after the daemons are killed
-# and every process of theirs is gone.  Skips (77) if it cannot.
+# and every process of theirs is gone.  Skips if it cannot.
 dmn_useradd()
 {
 	needs useradd
 	needs userdel
-	if ! useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1; then
-		echo "useradd $1 failed"
-		exit 77
-	fi
+	useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1 ||
+	    skip "useradd $1 failed"
 	DMN_USERS="${DMN_USERS:-} $1"
 	mkdir -p "$2" && chown "$1:" "$2"
 }
@@ -212,13 +213,18 @@ dmn_stop()
 	return 0
 }
 
-runs()
+ccs()
 {
 	if [ -n "${MYSQL_FILE:-}" ]; then
-		"$CCSTORE" -m "$MYSQL_FILE" "${STORE}" runs
+		"$CCSTORE" -m "$MYSQL_FILE" "$STORE" "$@"
 	else
-		"$CCSTORE" "${STORE:-sqlite:$T/cc.db}" runs
+		"$CCSTORE" "${STORE:-sqlite:$T/cc.db}" "$@"
 	fi
+}
+
+runs()
+{
+	ccs runs
 }
 
 # count_lines FILE: lines in FILE, 0 when it does not exist.
@@ -251,20 +257,25 @@ dmn_cluster()
 	chmod 777 "$O"
 }
 
-# Fault injection for the cluster tests (tests/cluster/).
+# Fault injection for the cluster tests (tests/cluster/), and what
+# they read from the store (through ccs, as the daemons read it).
 #
-#	has_feature TEXT	the daemon's binary holds TEXT: a
-#				configuration key or table option a test
-#				needs (it skips without it)
 #	dmn_crash NAME		the node dies at once, as in a power cut:
 #				the daemon and every process under it
 #				(its running jobs) get SIGKILL
 #	dmn_restart NAME	start it again; the log so far is kept
 #				in $T/NAME.log.N
 #	dmn_descendants PID	the processes under PID, children first
-#	runs_sql [WHERE]	the runs table as SQL sees it, one run a
-#				line: job fire attempt node state pid
-#				started ended (ms, node clock; 0 running)
+#	run_rows [COND]		the runs, oldest first, one a line: job
+#				fire attempt node state pid started ended
+#				(ms, node clock; 0 running); with COND, an
+#				awk condition over those names, the runs it
+#				holds for, e.g. "node == \"n1\" && pid == 0"
+#	claim_rows [COND]	the claims, by fire, one a line: job fire
+#				node; COND as for run_rows
+#	job_of ERE		the ids of the jobs whose command (as
+#				stored) matches the extended regular
+#				expression ERE (awk's)
 #	iso_epochs		ISO 8601 UTC instants on stdin, seconds
 #				since the epoch out
 #	fires_of FILE		the fire instants (first word) of a job's
@@ -277,13 +288,9 @@ dmn_cluster()
 #	dmn_stopped NAME	the daemon is stopped (SIGSTOP, state T)
 #	last_claim NODE		the latest fire NODE claimed (0: none)
 #	claims_after NODE FIRE	NODE has claimed a fire after FIRE
+#	needs_faketime		skip without libfaketime
 
 T0=$(date +%s)
-
-has_feature()
-{
-	grep -qaF -- "$1" "$CLUSTERCRON"
-}
 
 dmn_descendants()
 {
@@ -328,14 +335,34 @@ dmn_restart()
 	dmn_start "$@"
 }
 
-runs_sql()
+run_rows()
 {
-	mdb_sql "SELECT job_id, fire, attempt, node, CASE state
-	    WHEN 0 THEN 'running' WHEN 1 THEN 'finished' WHEN 2 THEN 'lost'
-	    WHEN 3 THEN 'missed' WHEN 4 THEN 'skipped' WHEN 5 THEN 'failed'
-	    ELSE state END,
-	    pid, started, COALESCE(ended, 0) FROM runs ${1:-} ORDER BY id" |
-	    tr '\t' ' '
+	_rows=$(ccs history) || return 1
+	printf '%s\n' "$_rows" | awk "NF {
+	    job = \$1; fire = \$2; attempt = \$3; node = \$4; state = \$5
+	    pid = \$6; started = \$7; ended = \$8
+	} NF && (${1:-1})"
+}
+
+claim_rows()
+{
+	_rows=$(ccs claims) || return 1
+	printf '%s\n' "$_rows" | awk "NF {
+	    job = \$1; fire = \$2; node = \$3
+	} NF && (${1:-1})"
+}
+
+job_of()
+{
+	_rows=$(ccs commands) || return 1
+	# Through the environment: awk -v would take the backslashes.
+	printf '%s\n' "$_rows" | JOB_RE=$1 awk '
+	    NF {
+		id = $1
+		sub(/^[^ ]* /, "")
+		if ($0 ~ ENVIRON["JOB_RE"])
+			print id
+	    }'
 }
 
 iso_epochs()
@@ -374,7 +401,9 @@ dmn_stopped()
 
 last_claim()
 {
-	mdb_sql "SELECT COALESCE(MAX(fire), 0) FROM claims WHERE node = '$1'"
+	_rows=$(claim_rows "node == \"$1\"") || return 1
+	printf '%s\n' "$_rows" |
+	    awk 'BEGIN { m = 0 } NF && $2 > m { m = $2 } END { print m }'
 }
 
 claims_after()
@@ -387,25 +416,13 @@ elapsed()
 	echo "$(($(date +%s) - T0)) s"
 }
 
-# known_bug NAME GOT WANT WHY: like same, but a difference is a known
-# daemon bug (WHY says which) reported as XFAIL, not counted; once it
-# is fixed the check says XPASS, and should become a plain same.
-known_bug()
-{
-	ntest=$((ntest + 1))
-	if [ "$2" = "$3" ]; then
-		echo "XPASS: $1 (known bug fixed? make it a plain check: $4)"
-	else
-		echo "XFAIL: $1 -- known bug: $4"
-		printf -- '--- want\n%s\n--- got\n%s\n' "$3" "$2"
-	fi
-}
-
 # faketime_lib: the path of libfaketime (Debian's faketime), or fail.
+# needs_faketime: skip without it.
 faketime_lib()
 {
 	for _f in /usr/lib/*/faketime/libfaketime.so.1 \
 	    /usr/lib/faketime/libfaketime.so.1 \
+	    /usr/lib64/faketime/libfaketime.so.1 \
 	    /usr/local/lib/faketime/libfaketime.so.1; do
 		if [ -f "$_f" ]; then
 			echo "$_f"
@@ -413,6 +430,12 @@ faketime_lib()
 		fi
 	done
 	return 1
+}
+
+needs_faketime()
+{
+	faketime_lib >/dev/null ||
+	    skip "libfaketime not found (Debian: faketime)"
 }
 
 # dmn_start_faked OFFSET NAME: start NAME with its wall clock OFFSET

@@ -15,7 +15,7 @@
 # The lines about fires this test reads (CLAIMED and the like are
 # debug lines by default, clustercron(8)).
 DMN_FLAGS="-L 31"
-needs faketime
+needs_faketime
 needs python3
 dmn_cluster
 
@@ -38,11 +38,7 @@ wait_for 30 at_least 3 "$O/every1" || fail "n1 runs nothing"
 # libfaketime preloaded into the daemon itself (faketime(1) would stand
 # between it and the test's signals); its jobs' environment is cron's
 # and does not carry it.
-lib=
-for d in /usr/lib/*/faketime /usr/lib/faketime /usr/local/lib/faketime; do
-	[ -f "$d/libfaketime.so.1" ] && lib=$d/libfaketime.so.1 && break
-done
-[ -n "$lib" ] || { echo "libfaketime.so.1 not found"; exit 77; }
+lib=$(faketime_lib)
 : >"$T/n2.log"
 LD_PRELOAD=$lib FAKETIME=+300s FAKETIME_DONT_FAKE_MONOTONIC=1 \
     "$CLUSTERCRON" -f -c "$T/n2/clustercron.conf" >>"$T/n2.log" 2>&1 &

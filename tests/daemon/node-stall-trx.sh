@@ -55,7 +55,7 @@ first=$(fires_of "$O/every1" | head -n 1)
 end=$(fires_of "$O/every1" | tail -n 1)
 same "every second ran from the first fire to the last" \
     "$(fires_of "$O/every1" | gaps_in 1 "$first" "$end")" ""
-same "n1 ran nothing while stopped" "$(runs_sql "WHERE node = 'n1' AND \
-    attempt >= 1 AND started > ($stop_s + 1) * 1000 AND \
+same "n1 ran nothing while stopped" "$(run_rows "node == \"n1\" && \
+    attempt >= 1 && started > ($stop_s + 1) * 1000 && \
     started < $cont_s * 1000")" ""
 finish

@@ -38,8 +38,8 @@ same "the claim is committed, its fire not started" \
 dmn_start n2
 lost_unrun()
 {
-	[ -n "$(runs_sql "WHERE fire = $fire AND node = 'n1' AND \
-	    attempt = 1 AND state = 2 AND pid = 0")" ]
+	[ -n "$(run_rows "fire == $fire && node == \"n1\" && \
+	    attempt == 1 && state == \"lost\" && pid == 0")" ]
 }
 wait_for 20 lost_unrun || fail "n2 did not mark n1's claim of $iso lost"
 wait_for 20 grep -q "^$iso n2 2\$" "$O/every1" ||
@@ -62,7 +62,7 @@ dmn_stop n2
 same "$iso ran once, rerun by n2" "$(grep "^$iso " "$O/every1")" "$iso n2 2"
 same "no fire twice" "$(dups_of "$O/every1")" ""
 same "n1's claim of $iso stays a run that never started" \
-    "$(runs_sql "WHERE fire = $fire AND node = 'n1'" | cut -d' ' -f3-6)" \
+    "$(run_rows "fire == $fire && node == \"n1\"" | cut -d' ' -f3-6)" \
     "1 n1 lost 0"
 first=$(fires_of "$O/every1" | head -n 1)
 end=$(fires_of "$O/every1" | tail -n 1)

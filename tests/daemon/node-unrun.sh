@@ -28,10 +28,6 @@ CLUSTERCRON_NAME=ghost
 CLUSTERCRON_LOST=rerun
 0 0 1 1 * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_ATTEMPT" >>$O/ghost
 EOF
-ccs()
-{
-	"$CCSTORE" -m "$MYSQL_FILE" "$STORE" "$@"
-}
 dmn_start n1
 registered() { [ "$(ccs jobs | grep -c ' own$\| ghost$')" -eq 2 ]; }
 wait_for 20 registered || fail "the jobs were not registered"

@@ -9,15 +9,8 @@
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
-FT=
-for d in /usr/lib/x86_64-linux-gnu/faketime /usr/lib/faketime \
-    /usr/lib64/faketime /usr/local/lib/faketime; do
-	[ -f "$d/libfaketime.so.1" ] && FT=$d/libfaketime.so.1 && break
-done
-if [ -z "$FT" ]; then
-	echo "libfaketime not found (Debian: libfaketime)"
-	exit 77
-fi
+needs_faketime
+FT=$(faketime_lib)
 
 dmn_setup a </dev/null
 O=$T/jobs

@@ -25,10 +25,8 @@ else
 	AS=
 	H=$HOME
 	OTHER=root
-	if [ -e "$H/.clustercron" ]; then
-		echo "$H/.clustercron exists: not touching it"
-		exit 77
-	fi
+	[ -e "$H/.clustercron" ] &&
+	    skip "$H/.clustercron exists: not touching it"
 	trap 'rc=$?; rm -rf "$H/.clustercron"; dmn_cleanup; exit $rc' EXIT
 fi
 

@@ -23,11 +23,9 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_srcdir:-$(cd "$here/../.." && pwd)}
 fuzzer=${FUZZER:-./tests/fuzz/${target}_fuzz}
+. "$top/tests/lib/skip.sh"
 
-if [ ! -x "$fuzzer" ]; then
-	echo "run.sh: $fuzzer not built (configure --enable-fuzz)" >&2
-	exit 77
-fi
+[ -x "$fuzzer" ] || skip "$fuzzer not built (configure --enable-fuzz)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/crontab_fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM

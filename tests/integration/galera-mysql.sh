@@ -22,7 +22,7 @@ do
 	fi
 done
 [ -n "$GALERA" ] ||
-    mdb_skip "no Galera provider installed (Debian: galera-4)"
+    skip "no Galera provider installed (Debian: galera-4)"
 
 mdb_init
 

@@ -2,10 +2,12 @@
 # ISC licence: see LICENSE.
 #
 # common.sh: helpers for shell tests run by the automake harness.
-# A test sources it, calls expect/expect_fail and ends with finish.
+# A test sources it, calls same/contains and ends with finish; it skips
+# only through skip, skip_part or needs (tests/lib/skip.sh).
 
 : "${top_builddir:?run through make check}"
 : "${top_srcdir:?run through make check}"
+. "$top_srcdir/tests/lib/skip.sh"
 CLUSTERCRON=$top_builddir/clustercron/clustercron
 CTAB=$top_builddir/ctab/ctab
 T=$(mktemp -d "${TMPDIR:-/tmp}/cctest.XXXXXX") || exit 99
@@ -53,12 +55,4 @@ finish() {
 	echo "$ntest checks, $nfail failed"
 	[ "$nfail" -eq 0 ] || exit 1
 	exit 0
-}
-
-# needs PROGRAM: skip (77) without it, or fail hard (99) in CI.
-needs() {
-	command -v "$1" >/dev/null 2>&1 && return 0
-	echo "$1 not found"
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
 }

@@ -14,13 +14,19 @@
 #			(mode 0600, group [client])
 #	mdb_stop	stop the server by its pid and wait for it to go
 #	mdb_kill	kill -9 the server (no clean shutdown)
-#	mdb_sql SQL	run SQL as the test user
+#	mdb_sql SQL	run SQL as the test user, for the server's own
+#			business, never on clustercron's tables
 #	mdb_fail MSG	print MSG, the server's error log, and exit 1
 #
 # and the variables T, MDB_SOCK, MDB_CNF, MDB_URL and MDB_URL2 (store
-# URLs for clustercron).  Without a server binary the test is skipped (77), or
-# fails hard (99) when the CI environment variable is set.  Nothing
-# sleeps and hopes: every wait polls a condition with a limit.
+# URLs for clustercron).  Without a server binary the test is skipped
+# (skip, tests/lib/skip.sh: an error when CI is set).  mdb_sql is for
+# the server's own business (its variables, its users); clustercron's
+# tables are read through tests/daemon/ccstore, as the daemons read
+# them.  Nothing sleeps and hopes: every wait polls a condition with a
+# limit.
+
+. "${top_srcdir:-.}/tests/lib/skip.sh"
 
 MDB_LIMIT=${MDB_LIMIT:-60}	# seconds to wait for start or stop
 
@@ -33,15 +39,6 @@ mdb_find()
 		fi
 	done
 	command -v "$1" 2>/dev/null
-}
-
-mdb_skip()
-{
-	echo "$0: $*" >&2
-	if [ -n "${CI:-}" ]; then
-		exit 99
-	fi
-	exit 77
 }
 
 mdb_fail()
@@ -86,7 +83,7 @@ mdb_init()
 	[ -n "$MDB_CLIENT" ] || MDB_CLIENT=$(mdb_find mysql)
 	if [ -z "$MDB_SERVER" ] || [ -z "$MDB_INSTALL" ] ||
 	    [ -z "$MDB_ADMIN" ] || [ -z "$MDB_CLIENT" ]; then
-		mdb_skip "no MariaDB server installed (Debian: mariadb-server)"
+		skip "no MariaDB server installed (Debian: mariadb-server)"
 	fi
 	# Unix socket paths are limited to about 107 bytes: keep T short.
 	T=$(mktemp -d "${TMPDIR:-/tmp}/ccdb.XXXXXX") || exit 99

@@ -331,8 +331,8 @@ test_files(void)
 		    "root nor the running user", path);
 		is_str(err, want, "its message");
 	} else {
-		ok(1, "# SKIP foreign owner needs root to chown");
-		ok(1, "# SKIP foreign owner needs root to chown");
+		tap_skip("foreign owner needs root to chown");
+		tap_skip("foreign owner needs root to chown");
 	}
 	unlink(path);
 

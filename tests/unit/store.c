@@ -237,7 +237,9 @@ test_claims(struct store *a, struct store *b)
 {
 	struct store_job	 j;
 	struct store_error	 err;
-	char			 id[40];
+	struct store_claim	*cl;
+	char			 id[40], got[200];
+	size_t			 i, n;
 	int			 won;
 
 	memset(&j, 0, sizeof(j));
@@ -269,6 +271,22 @@ test_claims(struct store *a, struct store *b)
 	    "claimed once resumed");
 	ok(store_claim(a, "unknown", 180, &won, &err) == 0 && won == 0,
 	    "an unknown job is not claimed");
+	/* The claims table, as tests and tools list it. */
+	ok(store_claims_list(b, &cl, &n, &err) == 0, "list the claims");
+	got[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (strcmp(cl[i].c_job, id) != 0)
+			continue;
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+		    "%s%lld %s", *got == '\0' ? "" : ", ",
+		    (long long)cl[i].c_fire, cl[i].c_node);
+		if (cl[i].c_at <= 0)
+			strlcat(got, " (no time)", sizeof(got));
+	}
+	is_str(got, "60 nodeA, 120 nodeB, 180 nodeA",
+	    "each fire won, by fire, with its winner and time");
+	store_claims_free(cl, n);
+	store_claims_free(NULL, 0);
 }
 
 /*
