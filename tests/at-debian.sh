@@ -31,11 +31,6 @@
 
 . "$top_srcdir/tests/lib/common.sh"
 
-skip() {
-	echo "skip: $*"
-	[ -n "${CI:-}" ] && exit 99
-	exit 77
-}
 [ "$(id -u)" -eq 0 ] || skip "needs root, for a private mount namespace"
 for p in unshare dpkg-deb date; do
 	command -v $p >/dev/null 2>&1 || skip "no $p"
