@@ -196,7 +196,7 @@ s.bind(sys.argv[1])
 f = open(sys.argv[2], "ab", 0)
 while True:
     f.write(s.recv(65536).rstrip(b"\0\n") + b"\n")
-'' "$root/dev/log" "$tmp/syslog" &
+' "$root/dev/log" "$tmp/syslog" &
 logpid=$!
 
 # The stand-ins: the runlevel policy, sendmail, and the program the
