@@ -580,36 +580,51 @@ int	 store_tables_list(struct store *, struct store_table **, size_t *,
 void	 store_tables_free(struct store_table *, size_t);
 
 /*
- * Testing.  A fault hook, inert until set: the nth time (1 = next) the
- * named point is reached (NULL or "*": any point) in this process, the
- * store behaves as the fault says.  STORE_FAULT_DROP drops the
- * connection there (for a point named *.after, once the statement has
- * been carried out, so its result is lost); STORE_FAULT_RETRY makes the
- * statement fail as a deadlock would; STORE_FAULT_FAIL as a fatal
- * error; STORE_FAULT_STOP stops the process there (SIGSTOP to itself,
- * a node that hangs) until something continues it, and then goes on
- * as if nothing had happened.  store_fault_set() replaces every armed fault (kind
- * STORE_FAULT_NONE disarms all); store_fault_add() arms one more (up to
- * four), to hit a point reached only while recovering from another.
+ * Testing.  A fault hook, inert until set: the nth time (1 = next) the named
+ * point is reached (NULL or "*": any point) in this process, the store
+ * behaves as the fault says.  STORE_FAULT_DROP drops the connection
+ * there (for a point named *.after, once the statement has been
+ * carried out, so its result is lost: *.commit.after loses the answer
+ * of a commit that went through); STORE_FAULT_RETRY makes the statement
+ * fail as a deadlock would; STORE_FAULT_FAIL as a fatal error;
+ * STORE_FAULT_STOP stops the process there (SIGSTOP to itself, a node
+ * that hangs) until something continues it, and then goes on as if
+ * nothing had happened; STORE_FAULT_SHORT hands the statement's rows
+ * over one column short (a *.before point of a statement that returns
+ * rows), which the operation must refuse with STORE_FATAL.
+ * store_fault_set() replaces every armed fault (kind STORE_FAULT_NONE
+ * disarms all); store_fault_add() arms one more (up to four), to hit a
+ * point reached only while recovering from another.
  * store_fault_points() lists the point names, NULL-ended.
  * store_fault_hits() says how often a fault fired since the last set.
+ * store_fault_spec() arms the faults a text lists, "point:nth:kind,..."
+ * with kind drop, retry, fail, stop or short (what the test daemon
+ * reads from CLUSTERCRON_TEST_FAULTS), replacing those armed; 0, or -1
+ * with *err saying what is malformed and nothing armed.  A connection
+ * that cannot be made is tried again only after a back-off (50 ms,
+ * doubling); store_fault_reconnect() lets the next call of this store
+ * try at once, so that a test need not wait for it.
  */
 enum store_fault {
 	STORE_FAULT_NONE = 0,
 	STORE_FAULT_DROP,
 	STORE_FAULT_RETRY,
 	STORE_FAULT_FAIL,
-	STORE_FAULT_STOP
+	STORE_FAULT_STOP,
+	STORE_FAULT_SHORT
 };
 void	 store_fault_set(const char *, unsigned int, enum store_fault);
 void	 store_fault_add(const char *, unsigned int, enum store_fault);
 const char *const *store_fault_points(void);
 unsigned int store_fault_hits(void);
+int	 store_fault_spec(const char *, struct store_error *);
+void	 store_fault_reconnect(struct store *);
+
 /*
- * Tests only: store_schema_force() records another schema version, to
- * test refusal; store_test_seed_v1() fills a store opened at schema
- * version 1 (sc_schema = 1) with sample rows of that old layout, to
- * test migration.
+ * store_schema_force() records another schema version, to test
+ * refusal; store_test_seed_v1() fills a store opened at schema version
+ * 1 (sc_schema = 1) with sample rows of that old layout, to test
+ * migration.
  */
 int	 store_schema_force(struct store *, int, struct store_error *);
 int	 store_test_seed_v1(struct store *, struct store_error *);

@@ -364,16 +364,14 @@ sq_connect(struct store *st, struct store_error *err)
 
 	if (st->s_be == NULL &&
 	    (st->s_be = calloc(1, sizeof(struct sqlite_be))) == NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (-1);
 	}
 	be = st->s_be;
 	memset(be, 0, sizeof(*be));
 	be->busy_timeout = st->s_busy_timeout;
-	rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
+	if ((rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)) != SQLITE_OK) {
 		sq_error(st, rc, "open", err);
 		sq_disconnect(st);
 		return (-1);
@@ -495,8 +493,7 @@ sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 		return (stmt);
 	if ((text = sq_expand(sq_text[s], sq_unit(s), n == 0 ? 1 : n)) ==
 	    NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (NULL);
 	}
 	rc = sqlite3_prepare_v3(be->db, text, -1, SQLITE_PREPARE_PERSISTENT,
@@ -582,9 +579,8 @@ sq_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 				break;
 			}
 		}
-		if (row(arg, cols, nc) == -1) {
-			store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-			    "out of memory");
+		if ((rc = row(arg, cols, nc)) != 0) {
+			lk_row_error(rc, s, nc, err);
 			goto out;
 		}
 	}

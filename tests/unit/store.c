@@ -65,6 +65,8 @@ static int	 test_moved_on(struct store *, struct store *, const char *,
 		    const char *const *, int);
 static void	 test_schema(void);
 static void	 test_migrate(const char *, int);
+static void	 test_short_rows(struct store *, struct store *);
+static void	 test_fault_spec(struct store *);
 
 static struct store *
 open_node(const char *url, const char *node, int schema)
@@ -2112,6 +2114,174 @@ test_migrate(const char *url, int via)
 }
 
 /*
+ * Rows a column short (the fault hook's short kind), as a store whose
+ * schema is not this program's might answer: every kind of row is
+ * refused with a fatal error saying so, nothing is taken from it, and
+ * the store goes on working.
+ */
+#define SHORT(point, nth, call, what) do {				\
+	store_fault_set((point), (nth), STORE_FAULT_SHORT);		\
+	ok((call) == -1 && err.se_class == STORE_FATAL &&		\
+	    strstr(err.se_msg, "columns") != NULL &&			\
+	    store_fault_hits() == 1, "short rows: %s refused (%s)",	\
+	    (what), err.se_msg);					\
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);			\
+} while (0)
+
+static void
+test_short_rows(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_job	 j, *jl;
+	struct store_run	*rl;
+	struct store_node	*nl;
+	struct store_table	*tl;
+	struct store		*s;
+	char			 id[40], gid[40], bid[3][40], *text;
+	const char		*bids[3], *gids[1];
+	unsigned char		 won3[3];
+	size_t			 n, nwon, gone, i;
+	int64_t			 v, rid, now = clock_now_ms();
+	int			 won, held, dr, iv, rc;
+	time_t			 fire = 50040;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "sr", 1);
+	mkid(gid, sizeof(gid), "sg", 1);
+	for (i = 0; i < 3; i++) {
+		mkid(bid[i], sizeof(bid[i]), "sb", (int)i);
+		bids[i] = bid[i];
+	}
+	gids[0] = gid;
+	j.j_owner = "short";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	j.j_id = id;
+	ok(store_jobs_register(a, &j, 1, &err) == 0 &&
+	    store_claim(a, id, fire, &won, &err) == 0 && won &&
+	    store_run_start(a, id, fire, 1, 42, now, &rid, &err) == 0,
+	    "short rows: a job claimed and run");
+	j.j_id = gid;
+	ok(store_jobs_register(a, &j, 1, &err) == 0 &&
+	    store_run_start(a, gid, fire, 1, 43, now, &v, &err) == 0 &&
+	    store_jobs_release(a, gids, 1, &gone, &err) == 0 && gone == 1,
+	    "short rows: a job gone, with a run");
+	for (i = 0; i < 3; i++) {
+		j.j_id = bid[i];
+		ok(store_jobs_register(a, &j, 1, &err) == 0,
+		    "short rows: batch job %zu", i);
+	}
+	j.j_id = id;
+	ok(store_table_put(a, "shortowner", "* * * * * true\n", 0, &v,
+	    &err) == 0 && store_heartbeat(a, now, 0, &v, &dr, &err) == 0 &&
+	    store_lease_take(b, "shortlease", 600000, &held, &err) == 0 &&
+	    held, "short rows: a table, a beat, B's lease");
+
+	jl = (struct store_job *)&err;
+	n = 1;
+	SHORT("list.before", 1, store_jobs_list(a, "short", &jl, &n, &err),
+	    "jobs");
+	ok(jl == NULL && n == 0, "short rows: no jobs returned");
+	SHORT("list.before", 1, store_job_get(a, id, &jl, &err), "a job");
+	SHORT("list.before", 1, store_jobs_gone(a, &jl, &n, &err),
+	    "jobs gone");
+	SHORT("list.before", 1, store_runs_list(a, id, 0, &rl, &n, &err),
+	    "runs");
+	ok(rl == NULL && n == 0, "short rows: no runs returned");
+	SHORT("list.before", 1, store_nodes_list(a, &nl, &n, &err), "nodes");
+	SHORT("list.before", 1, store_tables_list(a, &tl, &n, &err),
+	    "tables");
+	SHORT("list.before", 1, store_fire_recorded(a, id, fire, &iv, &err),
+	    "a count");
+	SHORT("now.before", 1, store_now(a, &v, &err), "the store's clock");
+	SHORT("meta.before", 1, store_schema_version(a, &iv, &err),
+	    "the schema version");
+	SHORT("claim.read.before", 1, store_claim_check(a, id, fire, &won,
+	    &err), "a claims row");
+	SHORT("batch.select.before", 1, store_claim_batch(a, bids, 3,
+	    fire, 3, won3, &nwon, &err), "a batch's selection");
+	ok(store_claim_batch(a, bids, 3, fire, 3, won3, &nwon, &err) == 0 &&
+	    nwon == 3, "short rows: the batch refused had claimed nothing");
+	/*
+	 * The read after a batch, of the jobs it did not win: refused, it
+	 * is not reported, and every job not won may be free (2) where B's
+	 * would be 0.
+	 */
+	ok(store_claim(b, bids[0], fire + 60, &won, &err) == 0 && won,
+	    "short rows: B claims one");
+	store_fault_set("batch.hint.before", 1, STORE_FAULT_SHORT);
+	ok(store_claim_batch(a, bids, 3, fire + 60, 1, won3, &nwon,
+	    &err) == 0 && nwon == 1 && won3[0] == 2 && won3[1] == 1 &&
+	    won3[2] == 2 && store_fault_hits() == 1, "short rows: the read "
+	    "after a batch refused, its jobs not won said worth trying "
+	    "alone");
+	SHORT("run_start.find.before", 1, store_run_start(a, id, fire, 1, 42,
+	    now, &v, &err), "a run found again");
+	ok(store_run_start(a, id, fire, 1, 42, now, &v, &err) == 0 &&
+	    v == rid, "short rows: found again without the fault");
+	SHORT("beat.read.before", 1, store_heartbeat(a, now, 0, &v, &dr,
+	    &err), "a heartbeat");
+	SHORT("lease.before", 3, store_lease_take(a, "shortlease", 600000,
+	    &held, &err), "a lease's holder");
+	SHORT("table.get.before", 1, store_table_get(a, "shortowner", &text,
+	    &v, &err), "a table");
+	SHORT("lost.before", 1, store_runs_mark_lost(a, 3600000, &rl, &n,
+	    &err), "the clock of runs lost");
+	if ((s = open_node(url1, "nodeS", 0)) == NULL) {
+		ok(0, "short rows: node S opens the store");
+		return;
+	}
+	SHORT("jobs.lock.before", 1, store_jobs_register(s, &j, 1, &err),
+	    "the lock of the jobs");
+	SHORT("register.scan.before", 1, store_jobs_sync(s, &j, 1, &gone,
+	    &err), "digests");
+	ok(store_jobs_register(s, &j, 1, &err) == 0, "short rows: S holds");
+	SHORT("register.scan.before", 2, store_jobs_sync(s, &j, 1, &gone,
+	    &err), "a node's holds");
+	store_close(s);
+	rc = store_jobs_list(a, "short", &jl, &n, &err);
+	ok(rc == 0 && n == 4, "short rows: the store goes on (%zu jobs)", n);
+	store_jobs_free(jl, n);
+}
+#undef SHORT
+
+/*
+ * The faults a text arms (CLUSTERCRON_TEST_FAULTS of the test daemon):
+ * armed as written; malformed text refused, saying why, arming none.
+ */
+static void
+test_fault_spec(struct store *a)
+{
+	static const char *const bad[] = {
+		"now.before:1", "now.before:x:fail", "now.before:0:fail",
+		"now.before:1:explode", ":1:fail",
+		"a.before:1:fail,b.before:1:fail,c.before:1:fail,"
+		    "d.before:1:fail,now.before:1:fail",
+	};
+	struct store_error	 err;
+	int64_t			 v;
+	size_t			 i;
+
+	ok(store_fault_spec(NULL, &err) == 0 &&
+	    store_fault_spec("", &err) == 0, "fault spec: none");
+	ok(store_fault_spec("meta.before:1:drop,now.before:2:fail", &err) ==
+	    0, "fault spec: two faults");
+	ok(store_now(a, &v, &err) == 0 && v > 0,
+	    "fault spec: the first reach of a point passes");
+	ok(store_now(a, &v, &err) == -1 && err.se_class == STORE_FATAL &&
+	    strstr(err.se_msg, "injected") != NULL && store_fault_hits() == 1,
+	    "fault spec: the second fails: %s", err.se_msg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ok(store_fault_spec(bad[i], &err) == -1 &&
+		    err.se_class == STORE_FATAL && *err.se_msg != '\0',
+		    "fault spec \"%s\" refused: %s", bad[i], err.se_msg);
+		ok(store_now(a, &v, &err) == 0 && store_now(a, &v, &err) == 0,
+		    "... arming none");
+	}
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);
+}
+
+/*
  * store_url_parse(): the one reader of store URLs.  mariadb:// is the
  * MySQL backend as mysql:// is (the daemon retries either at start).
  */
@@ -2222,6 +2392,8 @@ main(void)
 	test_run_batches(a, b);
 	test_batch_faults(a, b);
 	test_holds(a);
+	test_short_rows(a, b);
+	test_fault_spec(a);
 	store_close(a);
 	store_close(b);
 	store_close(c);
