@@ -579,8 +579,14 @@ int	 store_tables_list(struct store *, struct store_table **, size_t *,
 	    struct store_error *);
 void	 store_tables_free(struct store_table *, size_t);
 
+#ifdef CLUSTERCRON_TEST
 /*
- * Testing.  A fault hook, inert until set: the nth time (1 = next) the named
+ * Testing.  What follows exists only in test builds: the library
+ * liblock_test.a, compiled with CLUSTERCRON_TEST defined, and the
+ * programs built on it with the same define (tests/unit/store,
+ * tests/testbin/clustercron, ...).  The shipped library has none of it.
+ *
+ * The fault hook, inert until set: the nth time (1 = next) the named
  * point is reached (NULL or "*": any point) in this process, the store
  * behaves as the fault says.  STORE_FAULT_DROP drops the connection
  * there (for a point named *.after, once the statement has been
@@ -628,5 +634,6 @@ void	 store_fault_reconnect(struct store *);
  */
 int	 store_schema_force(struct store *, int, struct store_error *);
 int	 store_test_seed_v1(struct store *, struct store_error *);
+#endif /* CLUSTERCRON_TEST */
 
 #endif /* STORE_H */

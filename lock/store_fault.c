@@ -2,15 +2,17 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * store_fault.c: the fault hook, compiled where CLUSTERCRON_TEST is
- * defined.  A fault is armed
+ * store_fault.c: the fault hook, compiled into test builds only (the
+ * library liblock_test.a and the programs built on it, with
+ * CLUSTERCRON_TEST defined), as SQLite compiles its own under
+ * SQLITE_TEST: the shipped daemon has no hook to arm.  A fault is armed
  * at a named point for the nth time it is reached; store.h lists the
  * kinds.  The points are those lk_exec() and lk_commit() are given,
  * with ".before" or ".after", and "connect.before".
  */
 
 #ifndef CLUSTERCRON_TEST
-#error "store_fault.c needs CLUSTERCRON_TEST"
+#error "store_fault.c is for test builds only"
 #endif
 
 #include <errno.h>
