@@ -22,6 +22,7 @@
  *	store_list.c	the listings and the rows they return
  *	store_tables.c	the tables ctab stores
  *	store_fault.c	the fault hook (test builds only)
+ *	store_memory.c	memory stores (test builds only)
  *
  * Names private to lock/ but shared between its files begin with lk_.
  * Test builds define CLUSTERCRON_TEST (see lock/Makemodule.am).
@@ -378,6 +379,19 @@ int	 lk_fault_connect(struct store_error *);
 #define lk_fault_before(st, point, sub, row, arg, err)	0
 #define lk_fault_after(st, point, sub, err)		0
 #define lk_fault_connect(err)				0
+#endif
+
+#ifdef CLUSTERCRON_TEST
+/*
+ * store_memory.c: memory stores.  lk_memory_open() opens a connection
+ * to the database NAME (made on first use) in *db; lk_memory_closed()
+ * says one connection to it was closed.
+ */
+struct sqlite3;
+extern const struct store_ops store_memory_ops;
+int	 lk_memory_open(const char *, struct sqlite3 **,
+	    struct store_error *);
+void	 lk_memory_closed(const char *);
 #endif
 
 #endif /* STORE_INT_H */

@@ -303,6 +303,28 @@ const struct store_ops store_sqlite_ops = {
 	.o_max_rows = 256,
 };
 
+#ifdef CLUSTERCRON_TEST
+/* The same on a database in memory (store_memory.c). */
+const struct store_ops store_memory_ops = {
+	.o_name = "memory",
+	.o_connect = sq_connect,
+	.o_disconnect = sq_disconnect,
+	.o_sever = sq_sever,
+	.o_exec = sq_exec,
+	.o_exec_sql = sq_exec_sql,
+	.o_begin = sq_begin,
+	.o_commit = sq_commit,
+	.o_rollback = sq_rollback,
+	.o_insert_id = sq_insert_id,
+	.o_steps = sq_steps,
+	.o_seed_v1 = sq_seed,
+	.o_ddl_trx = 1,
+	.o_max_list = 128,
+	.o_pad_lists = 0,
+	.o_max_rows = 256,
+};
+#endif
+
 static void
 sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 {
@@ -370,6 +392,12 @@ sq_connect(struct store *st, struct store_error *err)
 	be = st->s_be;
 	memset(be, 0, sizeof(*be));
 	be->busy_timeout = st->s_busy_timeout;
+#ifdef CLUSTERCRON_TEST
+	if (st->s_ops == &store_memory_ops) {
+		if (lk_memory_open(st->s_path, &be->db, err) == -1)
+			return (-1);
+	} else
+#endif
 	if ((rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)) != SQLITE_OK) {
 		sq_error(st, rc, "open", err);
@@ -416,6 +444,10 @@ sq_disconnect(struct store *st)
 	be->begin = be->commit = NULL;
 	sqlite3_close_v2(be->db);
 	be->db = NULL;
+#ifdef CLUSTERCRON_TEST
+	if (st->s_ops == &store_memory_ops)
+		lk_memory_closed(st->s_path);
+#endif
 }
 
 /* A file has no connection to lose: closing it stands in for that. */

@@ -14,10 +14,15 @@
 #include "store.h"
 #include "store_int.h"
 
+#define MEMORY_NAMEMAX	64
+
+static int	 url_memory(const char *, struct store_url *,
+		    struct store_error *);
+
 /*
  * URLs: "sqlite:PATH" (also "sqlite://PATH") or a bare path;
  * "mysql://[host[:port]]/db" with an optional "?socket=PATH" (also
- * "mariadb://").  User names and
+ * "mariadb://"); "memory:NAME" in test builds.  User names and
  * passwords are refused: they belong in the option file only.
  */
 int
@@ -47,7 +52,9 @@ store_url_parse(const char *url, struct store_url *su,
 	} else if (strncmp(url, "mariadb://", 10) == 0) {
 		p = url + 10;
 		goto mysql;
-	} else if (strstr(url, "://") != NULL)
+	} else if (strncmp(url, "memory:", 7) == 0)
+		return (url_memory(url, su, err));
+	else if (strstr(url, "://") != NULL)
 		goto bad;
 	else
 		p = url;
@@ -105,6 +112,36 @@ fail:
 	return (-1);
 }
 
+/*
+ * "memory:NAME": a store held in this process's memory, for tests (see
+ * store.h).  The name is 1 to 64 letters, digits, '.', '_' or '-'.
+ * Other builds refuse the URL rather than take it for a file name.
+ */
+static int
+url_memory(const char *url, struct store_url *su, struct store_error *err)
+{
+#ifdef CLUSTERCRON_TEST
+	const char	*name = url + 7;
+	size_t		 len = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	if (len == 0 || len > MEMORY_NAMEMAX || name[len] != '\0') {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store URL "
+		    "\"%s\": expected memory:NAME, NAME of 1 to %d letters, "
+		    "digits, '.', '_' or '-'", url, MEMORY_NAMEMAX);
+		return (-1);
+	}
+	su->su_backend = STORE_MEMORY;
+	if ((su->su_path = strdup(name)) == NULL)
+		return (lk_nomem(err));
+	return (0);
+#else
+	store_seterr(err, STORE_FATAL, SE_OTHER, 0, "store URL \"%s\": "
+	    "memory stores exist only in test builds", url);
+	return (-1);
+#endif
+}
+
 void
 store_url_free(struct store_url *su)
 {
@@ -131,6 +168,11 @@ lk_url_take(struct store *st, const char *url, struct store_error *err)
 	case STORE_MYSQL:
 		st->s_ops = &store_mysql_ops;
 		break;
+#ifdef CLUSTERCRON_TEST
+	case STORE_MEMORY:
+		st->s_ops = &store_memory_ops;
+		break;
+#endif
 	default:
 		store_url_free(&su);
 		store_seterr(err, STORE_FATAL, SE_OTHER, 0,

@@ -6,7 +6,8 @@
 # (tests/testbin/) and not in what ships.  The shipped daemon holds no
 # trace of the store's fault hook nor of CLUSTERCRON_TEST_FAULTS, and
 # a fault that stops the test build at its first claim leaves the
-# shipped daemon claiming and running; the shipped ctab ignores
+# shipped daemon claiming and running; the shipped daemon refuses a
+# memory store, on which the test build runs; the shipped ctab ignores
 # CLUSTERCRON_TEST_CLOCK_OFFSET, which moves the test build's clock.
 # Each check is made of both builds, so that it can tell them apart.
 
@@ -61,6 +62,25 @@ ntest=$((ntest + 2))
 kill -CONT "$(dmn_pid test)"
 dmn_stop shipped
 dmn_stop test
+
+# A memory store (memory:NAME) is a test build's: the shipped daemon
+# refuses it at start, saying so; the test build runs on one.
+STORE=memory:hooks
+dmn_setup mem </dev/null
+unset STORE
+cat >"$T/mem/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/mem
+EOF
+out=$(timeout 20 "$CLUSTERCRON" -f -c "$T/mem/clustercron.conf" 2>&1)
+same "the shipped daemon refuses a memory store" "$?" 1
+contains "... saying why" "$out" \
+    'store URL "memory:hooks": memory stores exist only in test builds'
+DMN_BIN=$CLUSTERCRON_TESTBIN dmn_start mem
+wait_for 30 at_least 2 "$O/mem" || fail "the test daemon ran nothing"
+ntest=$((ntest + 1))
+dmn_stop mem
 
 # The DST lint looks a year ahead of now: the test ctab's now is moved
 # to 1 January 2040, the shipped one's is not.

@@ -28,7 +28,7 @@
 static char		 tmpdir[] = "/tmp/ccstore.XXXXXX";
 static char		 url1[512], url2[512], url3[512], url4[512];
 static const char	*cnf;
-static int		 is_mysql;
+static int		 is_mysql, is_memory;
 
 static struct store *open_node(const char *, const char *, int);
 static void	 mkid(char *, size_t, const char *, int);
@@ -67,6 +67,8 @@ static void	 test_schema(void);
 static void	 test_migrate(const char *, int);
 static void	 test_short_rows(struct store *, struct store *);
 static void	 test_fault_spec(struct store *);
+static void	 test_memory(void);
+static void	 test_memory_clock(void);
 
 static struct store *
 open_node(const char *url, const char *node, int schema)
@@ -962,23 +964,36 @@ test_lost(struct store *a, struct store *b, struct store *c)
 		return;
 	}
 	for (k = 0; k < NMARKERS; k++) {
-		if ((pid[k] = fork()) == -1)
+		/*
+		 * A memory store is not shared with a child process: its
+		 * markers take turns in this one.
+		 */
+		if (is_memory)
+			pid[k] = 0;
+		else if ((pid[k] = fork()) == -1)
 			break;
 		if (pid[k] > 0)
 			continue;
 		/* A marker: one pass; print the ids of D's it marked. */
-		close(fd[0]);
+		if (!is_memory)
+			close(fd[0]);
 		snprintf(job, sizeof(job), "marker%zu", k);
 		if ((e = open_node(url1, job, 0)) == NULL ||
-		    store_runs_mark_lost(e, -3600000, &r, &n, &err) == -1)
+		    store_runs_mark_lost(e, -3600000, &r, &n, &err) == -1) {
+			if (is_memory) {
+				good = 0;
+				continue;
+			}
 			_exit(1);
+		}
 		for (i = 0; i < n; i++)
 			if (strcmp(r[i].r_node, "nodeD") == 0)
 				dprintf(fd[1], "%lld\n",
 				    (long long)r[i].r_id);
 		store_runs_free(r, n);
 		store_close(e);
-		_exit(0);
+		if (!is_memory)
+			_exit(0);
 	}
 	close(fd[1]);
 	memset(seen, 0, sizeof(seen));
@@ -993,7 +1008,7 @@ test_lost(struct store *a, struct store *b, struct store *c)
 		}
 		fclose(fp);
 	}
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k && !is_memory; i++)
 		if (waitpid(pid[i], &status, 0) == -1 ||
 		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			good = 0;
@@ -2282,6 +2297,160 @@ test_fault_spec(struct store *a)
 }
 
 /*
+ * Memory stores: one database a name, shared by the stores of this
+ * process, kept when a connection drops or its stores close, separate
+ * from another name's; a claim whose commit's answer was lost is
+ * settled truthfully without waiting for the back-off.
+ */
+static void
+test_memory(void)
+{
+	static const char *const bad[] = {
+		"memory:", "memory:a/b", "memory:a b",
+		"memory:12345678901234567890123456789012345678901234567890"
+		    "123456789012345",
+	};
+	struct store_error	 err;
+	struct store_job	 j, *jl;
+	struct store		*x, *y, *z;
+	struct store_url	 su;
+	char			 id[40];
+	size_t			 i, n;
+	int			 won, rc;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(store_url_parse(bad[i], &su, &err) == -1 &&
+		    su.su_path == NULL, "memory: \"%s\" refused: %s", bad[i],
+		    err.se_msg);
+	ok(store_url_parse("memory:m-1.x_y", &su, &err) == 0 &&
+	    su.su_backend == STORE_MEMORY &&
+	    strcmp(su.su_path, "m-1.x_y") == 0, "memory: a name");
+	store_url_free(&su);
+
+	x = open_node("memory:mem1", "nodeX", 0);
+	y = open_node("memory:mem1", "nodeY", 0);
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(x != NULL && y != NULL && z != NULL, "memory: three stores open");
+	if (x == NULL || y == NULL || z == NULL)
+		goto out;
+	is_str(store_backend(x), "memory", "memory: its backend");
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "m", 1);
+	j.j_id = id;
+	j.j_owner = "mem";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(x, &j, 1, &err) == 0 &&
+	    store_claim(x, id, 60, &won, &err) == 0 && won,
+	    "memory: X registers and claims");
+	ok(store_claim(y, id, 60, &won, &err) == 0 && !won,
+	    "memory: Y, on the same name, does not win the fire");
+	ok(store_jobs_list(z, NULL, &jl, &n, &err) == 0 && n == 0,
+	    "memory: another name is another store");
+	store_jobs_free(jl, n);
+
+	/* The answer of a commit lost, and no way back at once. */
+	store_fault_set("claim.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(x, id, 120, &won, &err);
+	ok(rc == -1 && err.se_lost && !won && store_fault_hits() == 2,
+	    "memory: a claim in doubt is reported lost (%s)", err.se_msg);
+	ok(store_claim(x, id, 120, &won, &err) == -1 && err.se_lost,
+	    "memory: the back-off holds the next call");
+	store_fault_reconnect(x);
+	ok(store_claim(x, id, 120, &won, &err) == 0 && won,
+	    "memory: once let through, the fire is found X's");
+	ok(store_claim(y, id, 120, &won, &err) == 0 && !won,
+	    "memory: and not Y's");
+
+	/* Alone on its name, a store whose connection drops keeps it. */
+	j.j_owner = "alone";
+	ok(store_jobs_register(z, &j, 1, &err) == 0, "memory: Z registers");
+	store_fault_set("list.before", 1, STORE_FAULT_DROP);
+	ok(store_jobs_list(z, NULL, &jl, &n, &err) == 0 && n == 1 &&
+	    store_fault_hits() == 1, "memory: its connection dropped, Z "
+	    "reconnects and finds its job");
+	store_jobs_free(jl, n);
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);
+	ok(store_memory_drop("mem2", &err) == -1 &&
+	    err.se_class == STORE_CONFLICT, "memory: not dropped while open");
+	store_close(z);
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(z != NULL && store_jobs_list(z, NULL, &jl, &n, &err) == 0 &&
+	    n == 1, "memory: closed and opened again, the job is there");
+	store_jobs_free(jl, n);
+	store_close(z);
+	ok(store_memory_drop("mem2", &err) == 0, "memory: dropped");
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(z != NULL && store_jobs_list(z, NULL, &jl, &n, &err) == 0 &&
+	    n == 0, "memory: and made afresh");
+	store_jobs_free(jl, n);
+out:
+	store_close(x);
+	store_close(y);
+	store_close(z);
+	ok(store_memory_drop("mem1", &err) == 0 &&
+	    store_memory_drop("mem2", &err) == 0 &&
+	    store_memory_drop("never", &err) == 0, "memory: all dropped");
+}
+
+/*
+ * The clock of a memory store is the test's: the store's answers and
+ * its judgements (leases, nodes gone silent) follow it exactly, to the
+ * millisecond at the edge of a lease.
+ */
+static void
+test_memory_clock(void)
+{
+	struct store_error	 err;
+	struct store		*x, *y;
+	struct store_run	*rl;
+	int64_t			 t = 1800000000000LL, v, sms, rid;
+	size_t			 n;
+	int			 held, dr;
+
+	ok(store_memory_clock("clk", t, &err) == 0,
+	    "clock: set before any store");
+	x = open_node("memory:clk", "nodeX", 0);
+	y = open_node("memory:clk", "nodeY", 0);
+	ok(x != NULL && y != NULL, "clock: two nodes");
+	if (x == NULL || y == NULL)
+		goto out;
+	ok(store_now(x, &v, &err) == 0 && v == t, "clock: the store's now");
+	ok(store_heartbeat(x, t + 250, 0, &sms, &dr, &err) == 0 && sms == t,
+	    "clock: a heartbeat's answer");
+	ok(store_lease_take(x, "edge", 10000, &held, &err) == 0 && held,
+	    "clock: X takes a lease for 10 s");
+	store_memory_clock("clk", t + 10000, NULL);
+	ok(store_lease_take(y, "edge", 10000, &held, &err) == 0 && !held,
+	    "clock: at its last millisecond it is still X's");
+	store_memory_clock("clk", t + 10001, NULL);
+	ok(store_lease_take(y, "edge", 10000, &held, &err) == 0 && held,
+	    "clock: a millisecond later Y has it");
+
+	/* Y beats and starts a run, then falls silent. */
+	store_memory_clock("clk", t + 20000, NULL);
+	ok(store_heartbeat(y, t + 20000, 1, &sms, &dr, &err) == 0 &&
+	    store_run_start(y, "00000000000000000000000000clock1", 60, 1, 7,
+	    t + 20000, &rid, &err) == 0, "clock: Y beats and runs a job");
+	store_memory_clock("clk", t + 25000, NULL);
+	ok(store_runs_mark_lost(x, 5000, &rl, &n, &err) == 0 && n == 0,
+	    "clock: silent for the timeout exactly, Y is not lost");
+	store_memory_clock("clk", t + 25001, NULL);
+	ok(store_runs_mark_lost(x, 5000, &rl, &n, &err) == 0 && n == 1 &&
+	    rl[0].r_id == rid && rl[0].r_end == t + 25001,
+	    "clock: a millisecond more, its run is marked lost then");
+	store_runs_free(rl, n);
+	store_memory_clock("clk", 0, NULL);
+	ok(store_now(x, &v, &err) == 0 && v > t - 1000000000000LL &&
+	    llabs(v - clock_now_ms()) < 60000, "clock: the real time again");
+out:
+	store_close(x);
+	store_close(y);
+	ok(store_memory_drop("clk", &err) == 0, "clock: dropped");
+}
+
+/*
  * store_url_parse(): the one reader of store URLs.  mariadb:// is the
  * MySQL backend as mysql:// is (the daemon retries either at start).
  */
@@ -2364,7 +2533,17 @@ main(void)
 		cnf = getenv("CLUSTERCRON_TEST_MYSQL_CNF");
 		is_mysql = store_url_parse(url1, &su, NULL) == 0 &&
 		    su.su_backend == STORE_MYSQL;
+		is_memory = su.su_backend == STORE_MEMORY;
 		store_url_free(&su);
+		if (is_memory) {
+			/* Migrations go to memory stores of their own. */
+			strlcpy(url2, url1, sizeof(url2));
+			strlcat(url2, ".old", sizeof(url2));
+			strlcpy(url3, url1, sizeof(url3));
+			strlcat(url3, ".old3", sizeof(url3));
+			strlcpy(url4, url1, sizeof(url4));
+			strlcat(url4, ".old4", sizeof(url4));
+		}
 	} else {
 		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
 		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
@@ -2380,7 +2559,8 @@ main(void)
 	ok(a != NULL && b != NULL && c != NULL, "three nodes open the store");
 	if (a == NULL || b == NULL || c == NULL)
 		return (tap_done());
-	is_str(store_backend(a), is_mysql ? "mysql" : "sqlite", "backend");
+	is_str(store_backend(a), is_mysql ? "mysql" : is_memory ? "memory" :
+	    "sqlite", "backend");
 	test_jobs(a);
 	test_claims(a, b);
 	test_inflight(a, b);
@@ -2398,6 +2578,8 @@ main(void)
 	store_close(b);
 	store_close(c);
 	test_schema();
+	test_memory();
+	test_memory_clock();
 	{
 		char	 cmd[600];
 
