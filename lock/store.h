@@ -589,8 +589,10 @@ void	 store_tables_free(struct store_table *, size_t);
  * Testing.  What follows exists only in test builds: the library
  * liblock_test.a, compiled with CLUSTERCRON_TEST defined, and the
  * programs built on it with the same define (tests/unit/store,
- * tests/testbin/clustercron, ...).  The shipped library has none of
- * it, and its store_url_parse() refuses memory:NAME.
+ * tests/testbin/clustercron, ...): in a Makemodule.am, a test program
+ * adds $(TEST_CPPFLAGS) to its CPPFLAGS and links $(LOCK_TEST_LIBS).
+ * The shipped library has none of it, and its store_url_parse()
+ * refuses memory:NAME.
  *
  * The fault hook, inert until set: the nth time (1 = next) the named
  * point is reached (NULL or "*": any point) in this process, the store
@@ -616,6 +618,20 @@ void	 store_tables_free(struct store_table *, size_t);
  * that cannot be made is tried again only after a back-off (50 ms,
  * doubling); store_fault_reconnect() lets the next call of this store
  * try at once, so that a test need not wait for it.
+ *
+ * A dropped connection alone is often healed within the call: the
+ * store reconnects once at once and carries the operation out again,
+ * and a claim then reads its claims row.  To leave the caller a claim
+ * in doubt, fail the reconnection too:
+ *
+ *	store_fault_set("claim.commit.after", 1, STORE_FAULT_DROP);
+ *	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+ *	store_claim(st, id, fire, &won, &err);	-1, err.se_lost, won 0
+ *	store_fault_reconnect(st);
+ *	store_claim(st, id, fire, &won, &err);	0, won 1: it had committed
+ *
+ * and with "claim.commit.before" instead, the second claim wins afresh
+ * (nothing was committed), unless another node claimed meanwhile.
  */
 enum store_fault {
 	STORE_FAULT_NONE = 0,

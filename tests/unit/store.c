@@ -2362,6 +2362,17 @@ test_memory(void)
 	    "memory: once let through, the fire is found X's");
 	ok(store_claim(y, id, 120, &won, &err) == 0 && !won,
 	    "memory: and not Y's");
+	/* Cut before its commit: nothing of it is in the store. */
+	store_fault_set("claim.commit.before", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(x, id, 180, &won, &err);
+	ok(rc == -1 && err.se_lost && !won && store_fault_hits() == 2,
+	    "memory: a claim cut before its commit is reported lost");
+	store_fault_reconnect(x);
+	ok(store_claim(y, id, 180, &won, &err) == 0 && won,
+	    "memory: nothing was committed: Y wins the fire");
+	ok(store_claim(x, id, 180, &won, &err) == 0 && !won,
+	    "memory: and X, asking again, learns it is Y's");
 
 	/* Alone on its name, a store whose connection drops keeps it. */
 	j.j_owner = "alone";
