@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "claim_raw.h"
+#include "store.h"
 
 #define MYNOW	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 #define SQNOW	"CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
@@ -107,50 +108,55 @@ sq_busy(void *arg, int count)
 	return (1);
 }
 
+/* The URL is read by the store's own reader (store_url_parse()). */
 struct raw *
 raw_open(const char *url, const char *cnf, const char *node)
 {
-	struct raw	*r;
-	char		 db[128], sock[256], *q, *sql;
-	const char	*p;
-	unsigned int	 to = 30;
+	struct store_url	 su;
+	struct store_error	 se;
+	struct raw		*r;
+	char			*sql;
+	unsigned int		 to = 30;
 
-	if ((r = calloc(1, sizeof(*r))) == NULL)
+	if (store_url_parse(url, &su, &se) == -1) {
+		fprintf(stderr, "raw: %s\n", se.se_msg);
 		return (NULL);
+	}
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		goto fail;
 	strlcpy(r->node, node, sizeof(r->node));
-	if (strncmp(url, "mysql:///", 9) == 0) {
-		strlcpy(db, url + 9, sizeof(db));
-		sock[0] = '\0';
-		if ((q = strchr(db, '?')) != NULL) {
-			*q = '\0';
-			if ((p = strstr(url, "socket=")) != NULL)
-				strlcpy(sock, p + 7, sizeof(sock));
-		}
+	if (su.su_backend == STORE_MYSQL) {
 		r->m = mysql_init(NULL);
 		if (cnf != NULL)
 			mysql_options(r->m, MYSQL_READ_DEFAULT_FILE, cnf);
 		mysql_options(r->m, MYSQL_READ_DEFAULT_GROUP, "client");
 		mysql_options(r->m, MYSQL_OPT_READ_TIMEOUT, &to);
-		if (mysql_real_connect(r->m, NULL, NULL, NULL, db, 0,
-		    *sock == '\0' ? NULL : sock, 0) == NULL) {
+		if (mysql_real_connect(r->m, su.su_host, NULL, NULL, su.su_db,
+		    su.su_port, su.su_socket, 0) == NULL) {
 			fprintf(stderr, "raw: %s\n", mysql_error(r->m));
-			return (NULL);
+			goto fail;
 		}
 		mysql_query(r->m, "SET SESSION TRANSACTION ISOLATION LEVEL "
 		    "READ COMMITTED");
 		if ((r->claim = my_prep(r, CLAIM(MYNOW))) == NULL)
-			return (NULL);
+			goto fail;
 		sql = in_list("SELECT id FROM jobs WHERE id IN (", NB,
 		    ") AND last_fire < ? AND paused = 0 LIMIT ? "
 		    "FOR UPDATE SKIP LOCKED");
 		r->sel = my_prep(r, sql);
 		free(sql);
-		return (r->sel == NULL ? NULL : r);
+		if (r->sel == NULL)
+			goto fail;
+		store_url_free(&su);
+		return (r);
 	}
-	p = strncmp(url, "sqlite:", 7) == 0 ? url + 7 : url;
-	if (sqlite3_open_v2(p, &r->db, SQLITE_OPEN_READWRITE, NULL) !=
-	    SQLITE_OK)
-		return (NULL);
+	if (su.su_backend != STORE_SQLITE) {
+		fprintf(stderr, "raw: %s: not a SQLite or MySQL store\n", url);
+		goto fail;
+	}
+	if (sqlite3_open_v2(su.su_path, &r->db, SQLITE_OPEN_READWRITE,
+	    NULL) != SQLITE_OK)
+		goto fail;
 	sqlite3_busy_handler(r->db, sq_busy, NULL);
 	sqlite3_exec(r->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
 	r->sq_claim = sq_prep(r, CLAIM(SQNOW));
@@ -162,8 +168,13 @@ raw_open(const char *url, const char *cnf, const char *node)
 	free(sql);
 	if (r->sq_claim == NULL || r->sq_begin == NULL ||
 	    r->sq_commit == NULL || r->sq_sel == NULL)
-		return (NULL);
+		goto fail;
+	store_url_free(&su);
 	return (r);
+fail:
+	store_url_free(&su);
+	raw_close(r);
+	return (NULL);
 }
 
 void
@@ -174,8 +185,10 @@ raw_close(struct raw *r)
 	if (r == NULL)
 		return;
 	if (r->m != NULL) {
-		mysql_stmt_close(r->claim);
-		mysql_stmt_close(r->sel);
+		if (r->claim != NULL)
+			mysql_stmt_close(r->claim);
+		if (r->sel != NULL)
+			mysql_stmt_close(r->sel);
 		for (i = 0; i <= NB; i++) {
 			if (r->upd[i] != NULL)
 				mysql_stmt_close(r->upd[i]);

@@ -117,7 +117,6 @@ static int	 timerfd_arm(int);
 static void	 reboot_jobs(void);
 static void	 mkparent(const char *);
 static void	 ctab_serve(void);
-static void	 test_faults(const char *);
 
 static void
 usage(void)
@@ -913,7 +912,11 @@ daemon_main(int argc, char **argv)
 	D.d_backend = su.su_backend;
 	store_url_free(&su);
 	paths_absolute();
-	test_faults(getenv("CLUSTERCRON_TEST_FAULTS"));
+#ifdef CLUSTERCRON_TEST
+	/* Test builds: the store's fault hook, armed from the environment. */
+	if (store_fault_spec(getenv("CLUSTERCRON_TEST_FAULTS"), &se) == -1)
+		errx(1, "CLUSTERCRON_TEST_FAULTS: %s", se.se_msg);
+#endif
 
 	if (D.d_backend == STORE_SQLITE &&
 	    store_url_parse(D.d_conf.c_store, &su, NULL) == 0) {
@@ -1050,51 +1053,4 @@ unsigned int
 store_idle_trx(void)
 {
 	return ((unsigned int)(D.d_conf.c_heartbeat_ms / 1000));
-}
-
-/*
- * Tests only: CLUSTERCRON_TEST_FAULTS="point:nth:kind,..." arms the
- * store's fault hook (store.h) so that a test can cut the connection
- * at a named point of a running daemon, or stop it there.  kind is
- * drop, retry, fail or stop.
- * Malformed items are refused, loudly, so that a test cannot pass by
- * arming nothing.
- */
-static void
-test_faults(const char *spec)
-{
-	char		*copy, *item, *p, *point, *nth, *kind;
-	const char	*errstr;
-	enum store_fault f;
-	unsigned int	 n;
-
-	if (spec == NULL || *spec == '\0')
-		return;
-	p = copy = xstrdup(spec);
-	store_fault_set(NULL, 0, STORE_FAULT_NONE);
-	while ((item = strsep(&p, ",")) != NULL) {
-		point = strsep(&item, ":");
-		nth = strsep(&item, ":");
-		kind = item;
-		if (nth == NULL || kind == NULL)
-			errx(1, "CLUSTERCRON_TEST_FAULTS: %s: expected "
-			    "point:nth:kind", spec);
-		n = (unsigned int)strtonum(nth, 1, 1000000, &errstr);
-		if (errstr != NULL)
-			errx(1, "CLUSTERCRON_TEST_FAULTS: nth %s is %s", nth,
-			    errstr);
-		if (strcmp(kind, "drop") == 0)
-			f = STORE_FAULT_DROP;
-		else if (strcmp(kind, "retry") == 0)
-			f = STORE_FAULT_RETRY;
-		else if (strcmp(kind, "fail") == 0)
-			f = STORE_FAULT_FAIL;
-		else if (strcmp(kind, "stop") == 0)
-			f = STORE_FAULT_STOP;
-		else
-			errx(1, "CLUSTERCRON_TEST_FAULTS: kind %s: expected "
-			    "drop, retry, fail or stop", kind);
-		store_fault_add(point, n, f);
-	}
-	free(copy);
 }

@@ -3,15 +3,20 @@
  * ISC licence: see LICENSE.
  *
  * clock.c: the one place that reads the time.  Everything above takes
- * "now" as an argument, so tests can hand it any instant.  Harnesses
- * that run whole daemons shift the wall clock with
- * CLUSTERCRON_TEST_CLOCK_OFFSET (seconds, may be negative).
+ * "now" as an argument, so tests can hand it any instant.  In test
+ * builds (libcommon_test.a, CLUSTERCRON_TEST defined) harnesses that
+ * run whole programs shift the wall clock with
+ * CLUSTERCRON_TEST_CLOCK_OFFSET (seconds, may be negative); what ships
+ * has no such override.
  */
 
 #include <stdlib.h>
 #include <time.h>
 
 #include "common.h"
+
+#ifdef CLUSTERCRON_TEST
+static int64_t	 clock_offset(void);
 
 static int64_t
 clock_offset(void)
@@ -32,6 +37,9 @@ clock_offset(void)
 	}
 	return (offset);
 }
+#else
+#define clock_offset()	0
+#endif
 
 time_t
 clock_now(void)

@@ -73,9 +73,9 @@ int	 xasprintf(char **, const char *, ...)
 /*
  * clock.c: the only place that reads the time.  clock_now() is the
  * wall clock in seconds since the epoch, clock_mono() a monotonic
- * clock in milliseconds.  When the environment variable
- * CLUSTERCRON_TEST_CLOCK_OFFSET holds a number of seconds (test builds
- * and test harnesses only), clock_now() is shifted by it.
+ * clock in milliseconds.  In test builds only (CLUSTERCRON_TEST
+ * defined), when the environment variable CLUSTERCRON_TEST_CLOCK_OFFSET
+ * holds a number of seconds, clock_now() is shifted by it.
  */
 time_t	 clock_now(void);
 int64_t	 clock_now_ms(void);

@@ -4,7 +4,8 @@
  *
  * store.h: the store, clustercron's only door to a database.  One
  * interface, two backends picked at run time by the URL: SQLite (one
- * machine, the embedded default) and MySQL/MariaDB (a cluster).  It
+ * machine, the embedded default) and MySQL/MariaDB (a cluster); test
+ * builds add memory stores (see the end of this file).  It
  * holds the jobs and their claims, the runs, the nodes' heartbeats,
  * the tables ctab stores and the leases that take turns at chores.
  *
@@ -82,7 +83,8 @@ struct store_error {
  * sc_url:	"sqlite:/path/file.db" or a bare path for SQLite;
  *		"mysql://host[:port]/db", "mysql:///db?socket=/path" or
  *		"mysql:///db" (host or socket from the option file) for
- *		MySQL/MariaDB.  A URL never holds a user or password.
+ *		MySQL/MariaDB; "memory:NAME" in test builds.  A URL
+ *		never holds a user or password.
  * sc_mysql_file, sc_mysql_group: the option file and group the user,
  *		password (and defaults for host, socket) are read from,
  *		as the mysql tools read them.  A file holding a password
@@ -115,17 +117,20 @@ struct store_config {
  * A store URL taken apart, as store_open() reads it: which backend it
  * names and, for SQLite, the database file.  Programs ask here rather
  * than read URLs themselves (mysql:// and mariadb:// are one backend;
- * sqlite:PATH, sqlite://PATH and a bare path are another).
+ * sqlite:PATH, sqlite://PATH and a bare path are another; memory:NAME,
+ * STORE_MEMORY with su_path NAME, exists in test builds only and is
+ * refused by the others).
  * store_url_parse() fills *su with strings of its own, or returns -1
  * with *su zeroed and *err saying what is wrong (a URL holding a user
  * or password is refused); store_url_free() frees them and accepts a
  * zeroed or freed struct.
  */
-enum store_backend { STORE_SQLITE = 1, STORE_MYSQL };
+enum store_backend { STORE_SQLITE = 1, STORE_MYSQL, STORE_MEMORY };
 
 struct store_url {
 	enum store_backend su_backend;
 	char		*su_path;	/* SQLite: the database file */
+					/* memory: the name */
 	char		*su_host;	/* MySQL: NULL from option file */
 	unsigned int	 su_port;	/* 0 for the default */
 	char		*su_db;
@@ -148,7 +153,7 @@ void	 store_url_free(struct store_url *);
 int	 store_open(const struct store_config *, struct store **,
 	    struct store_error *);
 void	 store_close(struct store *);
-/* "sqlite" or "mysql"; static storage. */
+/* "sqlite", "mysql" (or "memory"); static storage. */
 const char *store_backend(const struct store *);
 /* The schema version this program writes. */
 int	 store_schema_current(void);
@@ -594,39 +599,107 @@ int	 store_tables_list(struct store *, struct store_table **, size_t *,
 	    struct store_error *);
 void	 store_tables_free(struct store_table *, size_t);
 
+#ifdef CLUSTERCRON_TEST
 /*
- * Testing.  A fault hook, inert until set: the nth time (1 = next) the
- * named point is reached (NULL or "*": any point) in this process, the
- * store behaves as the fault says.  STORE_FAULT_DROP drops the
- * connection there (for a point named *.after, once the statement has
- * been carried out, so its result is lost); STORE_FAULT_RETRY makes the
- * statement fail as a deadlock would; STORE_FAULT_FAIL as a fatal
- * error; STORE_FAULT_STOP stops the process there (SIGSTOP to itself,
- * a node that hangs) until something continues it, and then goes on
- * as if nothing had happened.  store_fault_set() replaces every armed fault (kind
- * STORE_FAULT_NONE disarms all); store_fault_add() arms one more (up to
- * four), to hit a point reached only while recovering from another.
+ * Testing.  What follows exists only in test builds: the library
+ * liblock_test.a, compiled with CLUSTERCRON_TEST defined, and the
+ * programs built on it with the same define (tests/unit/store,
+ * tests/testbin/clustercron, ...): in a Makemodule.am, a test program
+ * adds $(TEST_CPPFLAGS) to its CPPFLAGS and links $(LOCK_TEST_LIBS).
+ * The shipped library has none of it, and its store_url_parse()
+ * refuses memory:NAME.
+ *
+ * The fault hook, inert until set: the nth time (1 = next) the named
+ * point is reached (NULL or "*": any point) in this process, the store
+ * behaves as the fault says.  STORE_FAULT_DROP drops the connection
+ * there (for a point named *.after, once the statement has been
+ * carried out, so its result is lost: *.commit.after loses the answer
+ * of a commit that went through); STORE_FAULT_RETRY makes the statement
+ * fail as a deadlock would; STORE_FAULT_FAIL as a fatal error;
+ * STORE_FAULT_STOP stops the process there (SIGSTOP to itself, a node
+ * that hangs) until something continues it, and then goes on as if
+ * nothing had happened; STORE_FAULT_SHORT hands the statement's rows
+ * over one column short (a *.before point of a statement that returns
+ * rows), which the operation must refuse with STORE_FATAL.
+ * store_fault_set() replaces every armed fault (kind STORE_FAULT_NONE
+ * disarms all); store_fault_add() arms one more (up to four), to hit a
+ * point reached only while recovering from another.
  * store_fault_points() lists the point names, NULL-ended.
  * store_fault_hits() says how often a fault fired since the last set.
+ * store_fault_spec() arms the faults a text lists, "point:nth:kind,..."
+ * with kind drop, retry, fail, stop or short (what the test daemon
+ * reads from CLUSTERCRON_TEST_FAULTS), replacing those armed; 0, or -1
+ * with *err saying what is malformed and nothing armed.  A connection
+ * that cannot be made is tried again only after a back-off (50 ms,
+ * doubling); store_fault_reconnect() lets the next call of this store
+ * try at once, so that a test need not wait for it.
+ *
+ * A dropped connection alone is often healed within the call: the
+ * store reconnects once at once and carries the operation out again,
+ * and a claim then reads its claims row.  To leave the caller a claim
+ * in doubt, fail the reconnection too:
+ *
+ *	store_fault_set("claim.commit.after", 1, STORE_FAULT_DROP);
+ *	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+ *	store_claim(st, id, fire, &won, &err);	-1, err.se_lost, won 0
+ *	store_fault_reconnect(st);
+ *	store_claim(st, id, fire, &won, &err);	0, won 1: it had committed
+ *
+ * and with "claim.commit.before" instead, the second claim wins afresh
+ * (nothing was committed), unless another node claimed meanwhile.
  */
 enum store_fault {
 	STORE_FAULT_NONE = 0,
 	STORE_FAULT_DROP,
 	STORE_FAULT_RETRY,
 	STORE_FAULT_FAIL,
-	STORE_FAULT_STOP
+	STORE_FAULT_STOP,
+	STORE_FAULT_SHORT
 };
 void	 store_fault_set(const char *, unsigned int, enum store_fault);
 void	 store_fault_add(const char *, unsigned int, enum store_fault);
 const char *const *store_fault_points(void);
 unsigned int store_fault_hits(void);
+int	 store_fault_spec(const char *, struct store_error *);
+void	 store_fault_reconnect(struct store *);
+
 /*
- * Tests only: store_schema_force() records another schema version, to
- * test refusal; store_test_seed_v1() fills a store opened at schema
- * version 1 (sc_schema = 1) with sample rows of that old layout, to
- * test migration.
+ * Memory stores.  The URL "memory:NAME" (NAME: 1 to 64 letters, digits,
+ * '.', '_' or '-') opens a store held in this process's memory: the
+ * SQLite backend, with the same statements, schema and semantics, on
+ * a database of SQLite's own memdb VFS instead of a file, so a test of
+ * the daemon's core needs neither a server nor a file.  Every store
+ * opened on one NAME in this process shares its database: open two
+ * with different sc_node and they are two nodes of one cluster.  The
+ * database outlives its stores (a store closed and opened again, a
+ * node restarting, finds its rows, and so does one whose connection
+ * the fault hook dropped) until store_memory_drop() or the end of the
+ * process.  store_backend() says "memory".  The fault hook works as on
+ * SQLite: a drop closes the store's connection, rolling back what it
+ * had not committed, and the next call connects again.
+ *
+ * store_memory_clock() sets the store's clock of NAME, the time its
+ * statements see (what store_now() and store_heartbeat() return, what
+ * claims, beats, leases, lost runs and trimming are stamped and judged
+ * by), to ms since the epoch, until set again; 0 gives it back the
+ * real time.  It may be set before any store is opened on NAME.  The
+ * node's own clock is whatever the test passes (store_heartbeat(),
+ * store_run_start(), ...).  store_memory_drop() forgets NAME once no
+ * store has it open (STORE_CONFLICT while one does); 0 when it was
+ * never made.  Neither is thread-safe, and a child of fork() has a
+ * copy of each database, not a share of it.
+ */
+int	 store_memory_clock(const char *, int64_t, struct store_error *);
+int	 store_memory_drop(const char *, struct store_error *);
+
+/*
+ * store_schema_force() records another schema version, to test
+ * refusal; store_test_seed_v1() fills a store opened at schema version
+ * 1 (sc_schema = 1) with sample rows of that old layout, to test
+ * migration.
  */
 int	 store_schema_force(struct store *, int, struct store_error *);
 int	 store_test_seed_v1(struct store *, struct store_error *);
+#endif /* CLUSTERCRON_TEST */
 
 #endif /* STORE_H */

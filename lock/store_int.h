@@ -2,13 +2,30 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * store_int.h: what store.c shares with the backends, private to lock/.
+ * store_int.h: what the files of lock/ share, private to lock/.
  * The backends own all SQL: each fills a struct store_ops whose
  * primitives carry out numbered statements (enum stmt) with typed
- * parameters and hand result rows to a callback.  store.c holds the
- * logic both backends share: claims and how a lost result is resolved,
- * retries, reconnection with back-off, the schema's steps, the fault
- * hook and the lists.
+ * parameters and hand result rows to a callback.  The rest of lock/
+ * holds the logic the backends share, one concern a file:
+ *
+ *	store.c		opening and closing, the frame every operation
+ *			runs in (connection, back-off, retries), the
+ *			helpers below
+ *	store_url.c	store URLs
+ *	store_schema.c	creating and migrating the schema
+ *	store_jobs.c	registering and releasing jobs, holds, pausing
+ *	store_claim.c	claims, single and batched, and claims in doubt
+ *	store_runs.c	run records: starts, ends, failures, notes
+ *	store_node.c	heartbeats, draining, runs lost and claims left
+ *			without a run, leases
+ *	store_trim.c	trimming the history
+ *	store_list.c	the listings and the rows they return
+ *	store_tables.c	the tables ctab stores
+ *	store_fault.c	the fault hook (test builds only)
+ *	store_memory.c	memory stores (test builds only)
+ *
+ * Names private to lock/ but shared between its files begin with lk_.
+ * Test builds define CLUSTERCRON_TEST (see lock/Makemodule.am).
  */
 
 #ifndef STORE_INT_H
@@ -16,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "store.h"
 
@@ -63,7 +81,7 @@ enum stmt {
 	S_JOBS_OWNER,		/* owner -> jobcols */
 	S_JOB_GET,		/* id -> jobcols */
 	S_RUN_INSERT,		/* job, fire, attempt, node, pid, start */
-	S_RUN_FIND,		/* job, fire, attempt, node -> id, node */
+	S_RUN_FIND,		/* job, fire, attempt, node -> id */
 	S_RUN_FAIL,		/* job, fire, attempt, node, when, when,
 				   why, why length */
 	S_RUN_END,		/* end, exit, sig, output, outtotal, id */
@@ -212,9 +230,169 @@ struct store {
  */
 #define UNRUN_WINDOW	60000
 
-/* store.c helpers for the backends. */
+/*
+ * Errors.  store_seterr() fills *err (NULL: nothing); lk_err_init()
+ * clears *err, or a scratch struct when err is NULL, and returns it:
+ * every public function starts with it.  lk_nomem() sets ENOMEM and
+ * returns -1.  lk_scratch takes errors nobody reads (an unlock).
+ */
 void	 store_seterr(struct store_error *, enum store_class, int, int,
 	    const char *, ...)
 	    __attribute__((__format__ (printf, 5, 6)));
+struct store_error *lk_err_init(struct store_error *);
+int	 lk_nomem(struct store_error *);
+extern struct store_error lk_scratch;
+
+/* Values to bind. */
+#define SVI(x)	((struct sval){ SV_INT, (int64_t)(x), NULL, 0 })
+#define SVS(s)	((struct sval){ (s) == NULL ? SV_NULL : SV_TEXT, 0, (s), \
+		    (s) == NULL ? 0 : strlen(s) })
+#define SVB(p, n) ((struct sval){ SV_BLOB, 0, (p), (n) })
+
+/*
+ * Values read: lk_str() is a column's text ("" unless TEXT or BLOB),
+ * lk_int() its integer (0 unless INT).  lk_dupn() copies n bytes of s
+ * into a new string ("" for NULL).
+ */
+const char *lk_str(const struct sval *);
+int64_t	 lk_int(const struct sval *);
+char	*lk_dupn(const char *, size_t);
+
+/*
+ * Row callbacks (store_row_fn) return 0, or ROW_NOMEM, or ROW_SHORT
+ * when the row has fewer columns than they read: every callback checks
+ * with ROW_NEED before it reads a column.  The backend then stops and
+ * fills the error with lk_row_error().
+ */
+#define ROW_NOMEM	(-1)
+#define ROW_SHORT	(-2)
+#define ROW_NEED(n, want) do {						\
+	if ((n) < (want))						\
+		return (ROW_SHORT);					\
+} while (0)
+void	 lk_row_error(int, enum stmt, size_t, struct store_error *);
+
+/*
+ * A growing array of fixed-size elements (v_size bytes each).
+ * lk_vec_push() appends a zeroed element and returns it, NULL when out
+ * of memory; lk_vec_pop() takes the last one back.
+ */
+struct vec {
+	void	*v_p;
+	size_t	 v_n;
+	size_t	 v_cap;
+	size_t	 v_size;
+};
+void	*lk_vec_push(struct vec *);
+void	 lk_vec_pop(struct vec *);
+
+/*
+ * The frame of every operation.  An operation is a function op_fn run
+ * by lk_run(), which connects if need be (lk_connect(): no sooner than
+ * the back-off allows), rolls back what a failed attempt left open,
+ * retries deadlocks and, after a lost connection, reconnects once and
+ * runs the function again: each must be safe to run again and tell
+ * the truth then (see store.c).  Inside, statements are carried out by
+ * lk_exec() and transactions opened and committed by lk_begin() and
+ * lk_commit(), each at a named fault point.  lk_lost() marks the
+ * connection gone.
+ */
+typedef int	(*op_fn)(struct store *, void *, struct store_error *);
+int	 lk_run(struct store *, op_fn, void *, struct store_error *);
+int	 lk_connect(struct store *, struct store_error *);
+void	 lk_lost(struct store *);
+int	 lk_exec(struct store *, const char *, enum stmt, size_t,
+	    const struct sval *, size_t, store_row_fn, void *, int64_t *,
+	    struct store_error *);
+int	 lk_begin(struct store *, struct store_error *);
+int	 lk_commit(struct store *, const char *, struct store_error *);
+
+/*
+ * The shapes most operations take, folded.  lk_op_int() carries out
+ * one statement as a whole operation and sets *v to the first column
+ * of its (last) row, 0 when there is none, and *found (may be NULL)
+ * to whether there was one.  lk_op_write() carries out one write as a
+ * whole operation and sets *changed (may be NULL) to the rows it
+ * changed.  lk_int_row() is the row callback of the first: it fills a
+ * struct lk_int.  Parameters are borrowed.
+ */
+struct lk_int {
+	int	 i_found;
+	int64_t	 i_v;
+};
+int	 lk_op_int(struct store *, const char *, enum stmt,
+	    const struct sval *, size_t, int64_t *, int *,
+	    struct store_error *);
+int	 lk_op_write(struct store *, const char *, enum stmt,
+	    const struct sval *, size_t, int64_t *, struct store_error *);
+int	 lk_int_row(void *, const struct sval *, size_t);
+
+/* Lists of ids: pieces of at most max, padded for the backend. */
+size_t	 lk_piece(size_t, size_t);
+size_t	 lk_pad_ids(struct store *, struct sval *, size_t,
+	    const char *const *, const size_t *, size_t);
+
+/*
+ * store_list.c: the kinds of rows the listings return, each read by
+ * its row callback into a growing array.  lk_list() carries out
+ * listing s (np parameters p, borrowed) and returns the new array in
+ * *out (NULL when empty or on failure) of *n.  lk_run_row() reads a
+ * run (SQL_RUNCOLS) into a struct vec of struct store_run, and
+ * lk_run_clear() frees one's strings; lk_str_row() reads the first
+ * column into a struct vec of strings, which lk_strs_free() frees.
+ */
+enum lk_list { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES, LK_CLAIMS };
+int	 lk_list(struct store *, enum lk_list, enum stmt, const struct sval *,
+	    size_t, void **, size_t *, struct store_error *);
+int	 lk_run_row(void *, const struct sval *, size_t);
+void	 lk_run_clear(struct store_run *);
+int	 lk_str_row(void *, const struct sval *, size_t);
+void	 lk_strs_free(struct vec *);
+
+/* store_url.c: the store takes the URL's parts over. */
+int	 lk_url_take(struct store *, const char *, struct store_error *);
+
+/* store_schema.c: create or migrate the schema to a version. */
+int	 lk_schema_setup(struct store *, int, struct store_error *);
+
+/* store_node.c: take or renew a lease for ttl ms; *held. */
+int	 lk_lease_take(struct store *, const char *, int64_t, int *,
+	    struct store_error *);
+
+/*
+ * store_fault.c, test builds only: the fault hook at a named point
+ * (sub, when not NULL, is added to it: "claim" and "commit" make
+ * "claim.commit").  lk_fault_before() is called before a statement or
+ * commit: -1 with *err filled to fail it there; it may sever the
+ * connection, stop the process, or (row not NULL) replace *row and
+ * *arg by a callback that hands the rows on one column short.
+ * lk_fault_after() is called once it has been carried out: -1 when it
+ * severed the connection and the result is lost.  lk_fault_connect()
+ * is -1 when a connection is to fail.  Other builds have no hook.
+ */
+#ifdef CLUSTERCRON_TEST
+int	 lk_fault_before(struct store *, const char *, const char *,
+	    store_row_fn *, void **, struct store_error *);
+int	 lk_fault_after(struct store *, const char *, const char *,
+	    struct store_error *);
+int	 lk_fault_connect(struct store_error *);
+#else
+#define lk_fault_before(st, point, sub, row, arg, err)	0
+#define lk_fault_after(st, point, sub, err)		0
+#define lk_fault_connect(err)				0
+#endif
+
+#ifdef CLUSTERCRON_TEST
+/*
+ * store_memory.c: memory stores.  lk_memory_open() opens a connection
+ * to the database NAME (made on first use) in *db; lk_memory_closed()
+ * says one connection to it was closed.
+ */
+struct sqlite3;
+extern const struct store_ops store_memory_ops;
+int	 lk_memory_open(const char *, struct sqlite3 **,
+	    struct store_error *);
+void	 lk_memory_closed(const char *);
+#endif
 
 #endif /* STORE_INT_H */

@@ -389,15 +389,13 @@ my_connect(struct store *st, struct store_error *err)
 
 	if (st->s_be == NULL &&
 	    (st->s_be = calloc(1, sizeof(struct mysql_be))) == NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (-1);
 	}
 	be = st->s_be;
 	memset(be, 0, sizeof(*be));
 	if ((be->m = mysql_init(NULL)) == NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (-1);
 	}
 	if (st->s_mysql_file != NULL)
@@ -617,8 +615,7 @@ my_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 	if ((text = my_expand(my_text[s], my_unit(s), n == 0 ? 1 : n)) ==
 	    NULL) {
 		mysql_stmt_close(stmt);
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (NULL);
 	}
 	if (mysql_stmt_prepare(stmt, text, strlen(text)) != 0) {
@@ -664,7 +661,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 	my_bool		 nulls[NCOLS], errs[NCOLS];
 	char		*bufs[NCOLS], *big[NCOLS];
 	size_t		 caps[NCOLS], i, nc = 0;
-	int		 rc, ret = -1, fetching = 0;
+	int		 rc, rrc, ret = -1, fetching = 0;
 
 	memset(bufs, 0, sizeof(bufs));
 	memset(big, 0, sizeof(big));
@@ -674,8 +671,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 		return (-1);
 	if (np > 0) {
 		if ((pb = calloc(np, sizeof(*pb))) == NULL) {
-			store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-			    "out of memory");
+			lk_nomem(err);
 			return (-1);
 		}
 		for (i = 0; i < np; i++) {
@@ -728,8 +724,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 			} else {
 				/* Room for an id or a name; more on demand. */
 				if ((bufs[i] = malloc(BUFLEN)) == NULL) {
-					store_seterr(err, STORE_FATAL,
-					    SE_OTHER, ENOMEM, "out of memory");
+					lk_nomem(err);
 					goto out;
 				}
 				caps[i] = BUFLEN;
@@ -767,9 +762,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 
 					/* Truncated: fetch it whole. */
 					if ((nb = malloc(lens[i] + 1)) == NULL) {
-						store_seterr(err, STORE_FATAL,
-						    SE_OTHER, ENOMEM,
-						    "out of memory");
+						lk_nomem(err);
 						goto out;
 					}
 					free(big[i]);
@@ -795,9 +788,8 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 				cols[i].v_str = bufs[i];
 				cols[i].v_len = lens[i];
 			}
-			if (row != NULL && row(arg, cols, nc) == -1) {
-				store_seterr(err, STORE_FATAL, SE_OTHER,
-				    ENOMEM, "out of memory");
+			if (row != NULL && (rrc = row(arg, cols, nc)) != 0) {
+				lk_row_error(rrc, s, nc, err);
 				goto out;
 			}
 		}

@@ -91,7 +91,7 @@
 	"state, exit_status, sig, output_len) " \
 	"VALUES (?, ?, ?, ?, ?, ?, 0, -1, 0, 0)"
 #define SQL_RUN_FIND \
-	"SELECT id, node FROM runs WHERE job_id = ? AND fire = ? AND " \
+	"SELECT id FROM runs WHERE job_id = ? AND fire = ? AND " \
 	"attempt = ? AND node = ?"
 /* A claim's row (store_claims_unrun()) gets the start it lacked. */
 #define SQL_RUN_FILL \

@@ -304,6 +304,28 @@ const struct store_ops store_sqlite_ops = {
 	.o_max_rows = 256,
 };
 
+#ifdef CLUSTERCRON_TEST
+/* The same on a database in memory (store_memory.c). */
+const struct store_ops store_memory_ops = {
+	.o_name = "memory",
+	.o_connect = sq_connect,
+	.o_disconnect = sq_disconnect,
+	.o_sever = sq_sever,
+	.o_exec = sq_exec,
+	.o_exec_sql = sq_exec_sql,
+	.o_begin = sq_begin,
+	.o_commit = sq_commit,
+	.o_rollback = sq_rollback,
+	.o_insert_id = sq_insert_id,
+	.o_steps = sq_steps,
+	.o_seed_v1 = sq_seed,
+	.o_ddl_trx = 1,
+	.o_max_list = 128,
+	.o_pad_lists = 0,
+	.o_max_rows = 256,
+};
+#endif
+
 static void
 sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 {
@@ -365,16 +387,20 @@ sq_connect(struct store *st, struct store_error *err)
 
 	if (st->s_be == NULL &&
 	    (st->s_be = calloc(1, sizeof(struct sqlite_be))) == NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (-1);
 	}
 	be = st->s_be;
 	memset(be, 0, sizeof(*be));
 	be->busy_timeout = st->s_busy_timeout;
-	rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
+#ifdef CLUSTERCRON_TEST
+	if (st->s_ops == &store_memory_ops) {
+		if (lk_memory_open(st->s_path, &be->db, err) == -1)
+			return (-1);
+	} else
+#endif
+	if ((rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)) != SQLITE_OK) {
 		sq_error(st, rc, "open", err);
 		sq_disconnect(st);
 		return (-1);
@@ -419,6 +445,10 @@ sq_disconnect(struct store *st)
 	be->begin = be->commit = NULL;
 	sqlite3_close_v2(be->db);
 	be->db = NULL;
+#ifdef CLUSTERCRON_TEST
+	if (st->s_ops == &store_memory_ops)
+		lk_memory_closed(st->s_path);
+#endif
 }
 
 /* A file has no connection to lose: closing it stands in for that. */
@@ -496,8 +526,7 @@ sq_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 		return (stmt);
 	if ((text = sq_expand(sq_text[s], sq_unit(s), n == 0 ? 1 : n)) ==
 	    NULL) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-		    "out of memory");
+		lk_nomem(err);
 		return (NULL);
 	}
 	rc = sqlite3_prepare_v3(be->db, text, -1, SQLITE_PREPARE_PERSISTENT,
@@ -583,9 +612,8 @@ sq_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 				break;
 			}
 		}
-		if (row(arg, cols, nc) == -1) {
-			store_seterr(err, STORE_FATAL, SE_OTHER, ENOMEM,
-			    "out of memory");
+		if ((rc = row(arg, cols, nc)) != 0) {
+			lk_row_error(rc, s, nc, err);
 			goto out;
 		}
 	}

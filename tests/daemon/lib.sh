@@ -33,6 +33,10 @@
 . "$top_srcdir/tests/lib/common.sh"
 
 CCSTORE=$top_builddir/tests/daemon/ccstore
+# The daemon's test build, with the store's fault hook: dmn_start runs
+# it when CLUSTERCRON_TEST_FAULTS is set, the shipped one otherwise
+# (DMN_BIN, when set, overrides both).
+CLUSTERCRON_TESTBIN=$top_builddir/tests/testbin/clustercron
 ME=$(id -un)
 DAEMONS=
 DMN_MODE=${DMN_MODE:-detached}
@@ -169,11 +173,14 @@ dmn_start()
 	*) DAEMONS="$DAEMONS $_n" ;;
 	esac
 	: >"$T/$_n.log"
+	_bin=$CLUSTERCRON
+	[ -n "${CLUSTERCRON_TEST_FAULTS:-}" ] && _bin=$CLUSTERCRON_TESTBIN
+	_bin=${DMN_BIN:-$_bin}
 	if [ "$DMN_MODE" = foreground ]; then
-		"$CLUSTERCRON" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
+		"$_bin" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
 		    "$@" >>"$T/$_n.log" 2>&1 &
 		echo $! >"$T/$_n/pid.shell"
-	elif "$CLUSTERCRON" ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
+	elif "$_bin" ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
 	    "$@" >>"$T/$_n.log" 2>&1; then
 		# Ready: its pid file is written.
 		cp "$T/$_n/pid" "$T/$_n/pid.shell"

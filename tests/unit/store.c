@@ -28,7 +28,7 @@
 static char		 tmpdir[] = "/tmp/ccstore.XXXXXX";
 static char		 url1[512], url2[512], url3[512], url4[512];
 static const char	*cnf;
-static int		 is_mysql;
+static int		 is_mysql, is_memory;
 
 static struct store *open_node(const char *, const char *, int);
 static void	 mkid(char *, size_t, const char *, int);
@@ -65,6 +65,10 @@ static int	 test_moved_on(struct store *, struct store *, const char *,
 		    const char *const *, int);
 static void	 test_schema(void);
 static void	 test_migrate(const char *, int);
+static void	 test_short_rows(struct store *, struct store *);
+static void	 test_fault_spec(struct store *);
+static void	 test_memory(void);
+static void	 test_memory_clock(void);
 
 static struct store *
 open_node(const char *url, const char *node, int schema)
@@ -978,23 +982,36 @@ test_lost(struct store *a, struct store *b, struct store *c)
 		return;
 	}
 	for (k = 0; k < NMARKERS; k++) {
-		if ((pid[k] = fork()) == -1)
+		/*
+		 * A memory store is not shared with a child process: its
+		 * markers take turns in this one.
+		 */
+		if (is_memory)
+			pid[k] = 0;
+		else if ((pid[k] = fork()) == -1)
 			break;
 		if (pid[k] > 0)
 			continue;
 		/* A marker: one pass; print the ids of D's it marked. */
-		close(fd[0]);
+		if (!is_memory)
+			close(fd[0]);
 		snprintf(job, sizeof(job), "marker%zu", k);
 		if ((e = open_node(url1, job, 0)) == NULL ||
-		    store_runs_mark_lost(e, -3600000, &r, &n, &err) == -1)
+		    store_runs_mark_lost(e, -3600000, &r, &n, &err) == -1) {
+			if (is_memory) {
+				good = 0;
+				continue;
+			}
 			_exit(1);
+		}
 		for (i = 0; i < n; i++)
 			if (strcmp(r[i].r_node, "nodeD") == 0)
 				dprintf(fd[1], "%lld\n",
 				    (long long)r[i].r_id);
 		store_runs_free(r, n);
 		store_close(e);
-		_exit(0);
+		if (!is_memory)
+			_exit(0);
 	}
 	close(fd[1]);
 	memset(seen, 0, sizeof(seen));
@@ -1009,7 +1026,7 @@ test_lost(struct store *a, struct store *b, struct store *c)
 		}
 		fclose(fp);
 	}
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k && !is_memory; i++)
 		if (waitpid(pid[i], &status, 0) == -1 ||
 		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			good = 0;
@@ -2130,6 +2147,339 @@ test_migrate(const char *url, int via)
 }
 
 /*
+ * Rows a column short (the fault hook's short kind), as a store whose
+ * schema is not this program's might answer: every kind of row is
+ * refused with a fatal error saying so, nothing is taken from it, and
+ * the store goes on working.
+ */
+#define SHORT(point, nth, call, what) do {				\
+	store_fault_set((point), (nth), STORE_FAULT_SHORT);		\
+	ok((call) == -1 && err.se_class == STORE_FATAL &&		\
+	    strstr(err.se_msg, "columns") != NULL &&			\
+	    store_fault_hits() == 1, "short rows: %s refused (%s)",	\
+	    (what), err.se_msg);					\
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);			\
+} while (0)
+
+static void
+test_short_rows(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_job	 j, *jl;
+	struct store_run	*rl;
+	struct store_node	*nl;
+	struct store_table	*tl;
+	struct store		*s;
+	char			 id[40], gid[40], bid[3][40], *text;
+	const char		*bids[3], *gids[1];
+	unsigned char		 won3[3];
+	size_t			 n, nwon, gone, i;
+	int64_t			 v, rid, now = clock_now_ms();
+	int			 won, held, dr, iv, rc;
+	time_t			 fire = 50040;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "sr", 1);
+	mkid(gid, sizeof(gid), "sg", 1);
+	for (i = 0; i < 3; i++) {
+		mkid(bid[i], sizeof(bid[i]), "sb", (int)i);
+		bids[i] = bid[i];
+	}
+	gids[0] = gid;
+	j.j_owner = "short";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	j.j_id = id;
+	ok(store_jobs_register(a, &j, 1, &err) == 0 &&
+	    store_claim(a, id, fire, &won, &err) == 0 && won &&
+	    store_run_start(a, id, fire, 1, 42, now, &rid, &err) == 0,
+	    "short rows: a job claimed and run");
+	j.j_id = gid;
+	ok(store_jobs_register(a, &j, 1, &err) == 0 &&
+	    store_run_start(a, gid, fire, 1, 43, now, &v, &err) == 0 &&
+	    store_jobs_release(a, gids, 1, &gone, &err) == 0 && gone == 1,
+	    "short rows: a job gone, with a run");
+	for (i = 0; i < 3; i++) {
+		j.j_id = bid[i];
+		ok(store_jobs_register(a, &j, 1, &err) == 0,
+		    "short rows: batch job %zu", i);
+	}
+	j.j_id = id;
+	ok(store_table_put(a, "shortowner", "* * * * * true\n", 0, &v,
+	    &err) == 0 && store_heartbeat(a, now, 0, &v, &dr, &err) == 0 &&
+	    store_lease_take(b, "shortlease", 600000, &held, &err) == 0 &&
+	    held, "short rows: a table, a beat, B's lease");
+
+	jl = (struct store_job *)&err;
+	n = 1;
+	SHORT("list.before", 1, store_jobs_list(a, "short", &jl, &n, &err),
+	    "jobs");
+	ok(jl == NULL && n == 0, "short rows: no jobs returned");
+	SHORT("list.before", 1, store_job_get(a, id, &jl, &err), "a job");
+	SHORT("list.before", 1, store_jobs_gone(a, &jl, &n, &err),
+	    "jobs gone");
+	SHORT("list.before", 1, store_runs_list(a, id, 0, &rl, &n, &err),
+	    "runs");
+	ok(rl == NULL && n == 0, "short rows: no runs returned");
+	SHORT("list.before", 1, store_nodes_list(a, &nl, &n, &err), "nodes");
+	SHORT("list.before", 1, store_tables_list(a, &tl, &n, &err),
+	    "tables");
+	SHORT("list.before", 1, store_fire_recorded(a, id, fire, &iv, &err),
+	    "a count");
+	SHORT("now.before", 1, store_now(a, &v, &err), "the store's clock");
+	SHORT("meta.before", 1, store_schema_version(a, &iv, &err),
+	    "the schema version");
+	SHORT("claim.read.before", 1, store_claim_check(a, id, fire, &won,
+	    &err), "a claims row");
+	SHORT("batch.select.before", 1, store_claim_batch(a, bids, 3,
+	    fire, 3, won3, &nwon, &err), "a batch's selection");
+	ok(store_claim_batch(a, bids, 3, fire, 3, won3, &nwon, &err) == 0 &&
+	    nwon == 3, "short rows: the batch refused had claimed nothing");
+	/*
+	 * The read after a batch, of the jobs it did not win: refused, it
+	 * is not reported, and every job not won may be free (2) where B's
+	 * would be 0.
+	 */
+	ok(store_claim(b, bids[0], fire + 60, &won, &err) == 0 && won,
+	    "short rows: B claims one");
+	store_fault_set("batch.hint.before", 1, STORE_FAULT_SHORT);
+	ok(store_claim_batch(a, bids, 3, fire + 60, 1, won3, &nwon,
+	    &err) == 0 && nwon == 1 && won3[0] == 2 && won3[1] == 1 &&
+	    won3[2] == 2 && store_fault_hits() == 1, "short rows: the read "
+	    "after a batch refused, its jobs not won said worth trying "
+	    "alone");
+	SHORT("run_start.find.before", 1, store_run_start(a, id, fire, 1, 42,
+	    now, &v, &err), "a run found again");
+	ok(store_run_start(a, id, fire, 1, 42, now, &v, &err) == 0 &&
+	    v == rid, "short rows: found again without the fault");
+	SHORT("beat.read.before", 1, store_heartbeat(a, now, 0, &v, &dr,
+	    &err), "a heartbeat");
+	SHORT("lease.before", 3, store_lease_take(a, "shortlease", 600000,
+	    &held, &err), "a lease's holder");
+	SHORT("table.get.before", 1, store_table_get(a, "shortowner", &text,
+	    &v, &err), "a table");
+	SHORT("lost.before", 1, store_runs_mark_lost(a, 3600000, &rl, &n,
+	    &err), "the clock of runs lost");
+	if ((s = open_node(url1, "nodeS", 0)) == NULL) {
+		ok(0, "short rows: node S opens the store");
+		return;
+	}
+	SHORT("jobs.lock.before", 1, store_jobs_register(s, &j, 1, &err),
+	    "the lock of the jobs");
+	SHORT("register.scan.before", 1, store_jobs_sync(s, &j, 1, &gone,
+	    &err), "digests");
+	ok(store_jobs_register(s, &j, 1, &err) == 0, "short rows: S holds");
+	SHORT("register.scan.before", 2, store_jobs_sync(s, &j, 1, &gone,
+	    &err), "a node's holds");
+	store_close(s);
+	rc = store_jobs_list(a, "short", &jl, &n, &err);
+	ok(rc == 0 && n == 4, "short rows: the store goes on (%zu jobs)", n);
+	store_jobs_free(jl, n);
+}
+#undef SHORT
+
+/*
+ * The faults a text arms (CLUSTERCRON_TEST_FAULTS of the test daemon):
+ * armed as written; malformed text refused, saying why, arming none.
+ */
+static void
+test_fault_spec(struct store *a)
+{
+	static const char *const bad[] = {
+		"now.before:1", "now.before:x:fail", "now.before:0:fail",
+		"now.before:1:explode", ":1:fail",
+		"a.before:1:fail,b.before:1:fail,c.before:1:fail,"
+		    "d.before:1:fail,now.before:1:fail",
+	};
+	struct store_error	 err;
+	int64_t			 v;
+	size_t			 i;
+
+	ok(store_fault_spec(NULL, &err) == 0 &&
+	    store_fault_spec("", &err) == 0, "fault spec: none");
+	ok(store_fault_spec("meta.before:1:drop,now.before:2:fail", &err) ==
+	    0, "fault spec: two faults");
+	ok(store_now(a, &v, &err) == 0 && v > 0,
+	    "fault spec: the first reach of a point passes");
+	ok(store_now(a, &v, &err) == -1 && err.se_class == STORE_FATAL &&
+	    strstr(err.se_msg, "injected") != NULL && store_fault_hits() == 1,
+	    "fault spec: the second fails: %s", err.se_msg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ok(store_fault_spec(bad[i], &err) == -1 &&
+		    err.se_class == STORE_FATAL && *err.se_msg != '\0',
+		    "fault spec \"%s\" refused: %s", bad[i], err.se_msg);
+		ok(store_now(a, &v, &err) == 0 && store_now(a, &v, &err) == 0,
+		    "... arming none");
+	}
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);
+}
+
+/*
+ * Memory stores: one database a name, shared by the stores of this
+ * process, kept when a connection drops or its stores close, separate
+ * from another name's; a claim whose commit's answer was lost is
+ * settled truthfully without waiting for the back-off.
+ */
+static void
+test_memory(void)
+{
+	static const char *const bad[] = {
+		"memory:", "memory:a/b", "memory:a b",
+		"memory:12345678901234567890123456789012345678901234567890"
+		    "123456789012345",
+	};
+	struct store_error	 err;
+	struct store_job	 j, *jl;
+	struct store		*x, *y, *z;
+	struct store_url	 su;
+	char			 id[40];
+	size_t			 i, n;
+	int			 won, rc;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(store_url_parse(bad[i], &su, &err) == -1 &&
+		    su.su_path == NULL, "memory: \"%s\" refused: %s", bad[i],
+		    err.se_msg);
+	ok(store_url_parse("memory:m-1.x_y", &su, &err) == 0 &&
+	    su.su_backend == STORE_MEMORY &&
+	    strcmp(su.su_path, "m-1.x_y") == 0, "memory: a name");
+	store_url_free(&su);
+
+	x = open_node("memory:mem1", "nodeX", 0);
+	y = open_node("memory:mem1", "nodeY", 0);
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(x != NULL && y != NULL && z != NULL, "memory: three stores open");
+	if (x == NULL || y == NULL || z == NULL)
+		goto out;
+	is_str(store_backend(x), "memory", "memory: its backend");
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "m", 1);
+	j.j_id = id;
+	j.j_owner = "mem";
+	j.j_sched = "* * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(x, &j, 1, &err) == 0 &&
+	    store_claim(x, id, 60, &won, &err) == 0 && won,
+	    "memory: X registers and claims");
+	ok(store_claim(y, id, 60, &won, &err) == 0 && !won,
+	    "memory: Y, on the same name, does not win the fire");
+	ok(store_jobs_list(z, NULL, &jl, &n, &err) == 0 && n == 0,
+	    "memory: another name is another store");
+	store_jobs_free(jl, n);
+
+	/* The answer of a commit lost, and no way back at once. */
+	store_fault_set("claim.commit.after", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(x, id, 120, &won, &err);
+	ok(rc == -1 && err.se_lost && !won && store_fault_hits() == 2,
+	    "memory: a claim in doubt is reported lost (%s)", err.se_msg);
+	ok(store_claim(x, id, 120, &won, &err) == -1 && err.se_lost,
+	    "memory: the back-off holds the next call");
+	store_fault_reconnect(x);
+	ok(store_claim(x, id, 120, &won, &err) == 0 && won,
+	    "memory: once let through, the fire is found X's");
+	ok(store_claim(y, id, 120, &won, &err) == 0 && !won,
+	    "memory: and not Y's");
+	/* Cut before its commit: nothing of it is in the store. */
+	store_fault_set("claim.commit.before", 1, STORE_FAULT_DROP);
+	store_fault_add("connect.before", 1, STORE_FAULT_FAIL);
+	rc = store_claim(x, id, 180, &won, &err);
+	ok(rc == -1 && err.se_lost && !won && store_fault_hits() == 2,
+	    "memory: a claim cut before its commit is reported lost");
+	store_fault_reconnect(x);
+	ok(store_claim(y, id, 180, &won, &err) == 0 && won,
+	    "memory: nothing was committed: Y wins the fire");
+	ok(store_claim(x, id, 180, &won, &err) == 0 && !won,
+	    "memory: and X, asking again, learns it is Y's");
+
+	/* Alone on its name, a store whose connection drops keeps it. */
+	j.j_owner = "alone";
+	ok(store_jobs_register(z, &j, 1, &err) == 0, "memory: Z registers");
+	store_fault_set("list.before", 1, STORE_FAULT_DROP);
+	ok(store_jobs_list(z, NULL, &jl, &n, &err) == 0 && n == 1 &&
+	    store_fault_hits() == 1, "memory: its connection dropped, Z "
+	    "reconnects and finds its job");
+	store_jobs_free(jl, n);
+	store_fault_set(NULL, 0, STORE_FAULT_NONE);
+	ok(store_memory_drop("mem2", &err) == -1 &&
+	    err.se_class == STORE_CONFLICT, "memory: not dropped while open");
+	store_close(z);
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(z != NULL && store_jobs_list(z, NULL, &jl, &n, &err) == 0 &&
+	    n == 1, "memory: closed and opened again, the job is there");
+	store_jobs_free(jl, n);
+	store_close(z);
+	ok(store_memory_drop("mem2", &err) == 0, "memory: dropped");
+	z = open_node("memory:mem2", "nodeZ", 0);
+	ok(z != NULL && store_jobs_list(z, NULL, &jl, &n, &err) == 0 &&
+	    n == 0, "memory: and made afresh");
+	store_jobs_free(jl, n);
+out:
+	store_close(x);
+	store_close(y);
+	store_close(z);
+	ok(store_memory_drop("mem1", &err) == 0 &&
+	    store_memory_drop("mem2", &err) == 0 &&
+	    store_memory_drop("never", &err) == 0, "memory: all dropped");
+}
+
+/*
+ * The clock of a memory store is the test's: the store's answers and
+ * its judgements (leases, nodes gone silent) follow it exactly, to the
+ * millisecond at the edge of a lease.
+ */
+static void
+test_memory_clock(void)
+{
+	struct store_error	 err;
+	struct store		*x, *y;
+	struct store_run	*rl;
+	int64_t			 t = 1800000000000LL, v, sms, rid;
+	size_t			 n;
+	int			 held, dr;
+
+	ok(store_memory_clock("clk", t, &err) == 0,
+	    "clock: set before any store");
+	x = open_node("memory:clk", "nodeX", 0);
+	y = open_node("memory:clk", "nodeY", 0);
+	ok(x != NULL && y != NULL, "clock: two nodes");
+	if (x == NULL || y == NULL)
+		goto out;
+	ok(store_now(x, &v, &err) == 0 && v == t, "clock: the store's now");
+	ok(store_heartbeat(x, t + 250, 0, &sms, &dr, &err) == 0 && sms == t,
+	    "clock: a heartbeat's answer");
+	ok(store_lease_take(x, "edge", 10000, &held, &err) == 0 && held,
+	    "clock: X takes a lease for 10 s");
+	store_memory_clock("clk", t + 10000, NULL);
+	ok(store_lease_take(y, "edge", 10000, &held, &err) == 0 && !held,
+	    "clock: at its last millisecond it is still X's");
+	store_memory_clock("clk", t + 10001, NULL);
+	ok(store_lease_take(y, "edge", 10000, &held, &err) == 0 && held,
+	    "clock: a millisecond later Y has it");
+
+	/* Y beats and starts a run, then falls silent. */
+	store_memory_clock("clk", t + 20000, NULL);
+	ok(store_heartbeat(y, t + 20000, 1, &sms, &dr, &err) == 0 &&
+	    store_run_start(y, "00000000000000000000000000clock1", 60, 1, 7,
+	    t + 20000, &rid, &err) == 0, "clock: Y beats and runs a job");
+	store_memory_clock("clk", t + 25000, NULL);
+	ok(store_runs_mark_lost(x, 5000, &rl, &n, &err) == 0 && n == 0,
+	    "clock: silent for the timeout exactly, Y is not lost");
+	store_memory_clock("clk", t + 25001, NULL);
+	ok(store_runs_mark_lost(x, 5000, &rl, &n, &err) == 0 && n == 1 &&
+	    rl[0].r_id == rid && rl[0].r_end == t + 25001,
+	    "clock: a millisecond more, its run is marked lost then");
+	store_runs_free(rl, n);
+	store_memory_clock("clk", 0, NULL);
+	ok(store_now(x, &v, &err) == 0 && v > t - 1000000000000LL &&
+	    llabs(v - clock_now_ms()) < 60000, "clock: the real time again");
+out:
+	store_close(x);
+	store_close(y);
+	ok(store_memory_drop("clk", &err) == 0, "clock: dropped");
+}
+
+/*
  * store_url_parse(): the one reader of store URLs.  mariadb:// is the
  * MySQL backend as mysql:// is (the daemon retries either at start).
  */
@@ -2212,7 +2562,17 @@ main(void)
 		cnf = getenv("CLUSTERCRON_TEST_MYSQL_CNF");
 		is_mysql = store_url_parse(url1, &su, NULL) == 0 &&
 		    su.su_backend == STORE_MYSQL;
+		is_memory = su.su_backend == STORE_MEMORY;
 		store_url_free(&su);
+		if (is_memory) {
+			/* Migrations go to memory stores of their own. */
+			strlcpy(url2, url1, sizeof(url2));
+			strlcat(url2, ".old", sizeof(url2));
+			strlcpy(url3, url1, sizeof(url3));
+			strlcat(url3, ".old3", sizeof(url3));
+			strlcpy(url4, url1, sizeof(url4));
+			strlcat(url4, ".old4", sizeof(url4));
+		}
 	} else {
 		snprintf(url1, sizeof(url1), "sqlite:%s/a.db", tmpdir);
 		snprintf(url2, sizeof(url2), "%s/old.db", tmpdir);
@@ -2228,7 +2588,8 @@ main(void)
 	ok(a != NULL && b != NULL && c != NULL, "three nodes open the store");
 	if (a == NULL || b == NULL || c == NULL)
 		return (tap_done());
-	is_str(store_backend(a), is_mysql ? "mysql" : "sqlite", "backend");
+	is_str(store_backend(a), is_mysql ? "mysql" : is_memory ? "memory" :
+	    "sqlite", "backend");
 	test_jobs(a);
 	test_claims(a, b);
 	test_inflight(a, b);
@@ -2240,10 +2601,14 @@ main(void)
 	test_run_batches(a, b);
 	test_batch_faults(a, b);
 	test_holds(a);
+	test_short_rows(a, b);
+	test_fault_spec(a);
 	store_close(a);
 	store_close(b);
 	store_close(c);
 	test_schema();
+	test_memory();
+	test_memory_clock();
 	{
 		char	 cmd[600];
 

@@ -1,0 +1,577 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * store_jobs.c: which jobs exist, and which node holds which.
+ * Registering writes the jobs' descriptions (only the rows that are
+ * new or changed, known by a digest) and records that this node holds
+ * them; releasing records that it no longer does and deletes the jobs
+ * that no node holds (store.h says why that is safe); pausing sets a
+ * job's flag.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "store.h"
+#include "store_int.h"
+
+struct vec;
+struct wtrx;
+
+/* Registering (ids NULL) or releasing (jobs NULL). */
+struct reg_arg {
+	const struct store_job	*jobs;
+	const char *const	*ids;
+	size_t			 n;
+	int			 sync;	/* release the others held */
+	size_t			 gone;
+};
+
+static struct sval clip(const char *, size_t);
+static int64_t	 job_digest(const struct store_job *);
+static int	 digest_row(void *, const struct sval *, size_t);
+static int	 digest_cmp(const void *, const void *);
+static void	 digests_free(struct vec *);
+static int	 jobs_fn(struct store *, void *, struct store_error *);
+static int	 wtrx_begin(struct store *, struct wtrx *,
+		    struct store_error *);
+static int	 wtrx_add(struct store *, struct wtrx *, size_t,
+		    struct store_error *);
+static int	 wtrx_end(struct store *, struct wtrx *,
+		    struct store_error *);
+static int	 str_cmp(const void *, const void *);
+static int	 holds_add(struct store *, const char *const *, size_t,
+		    struct wtrx *, struct store_error *);
+static int	 holds_drop(struct store *, const char *const *, size_t,
+		    struct wtrx *, size_t *, struct store_error *);
+static int	 reg_fn(struct store *, void *, struct store_error *);
+static int	 rel_fn(struct store *, void *, struct store_error *);
+static int	 ids_check(const struct store_job *, const char *const *,
+		    size_t, struct store_error *);
+static int	 jobs_write(struct store *, const struct store_job *,
+		    const char *const *, size_t, int, size_t *,
+		    struct store_error *);
+static int	 pause_fn(struct store *, void *, struct store_error *);
+
+/*
+ * A descriptive text cut to what its column holds, at a character
+ * boundary when the text is UTF-8.
+ */
+static struct sval
+clip(const char *s, size_t max)
+{
+	size_t	 n;
+
+	if (s == NULL)
+		s = "";
+	if ((n = strlen(s)) > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return ((struct sval){ SV_TEXT, 0, s, n });
+}
+
+/* A job's stored digest, to skip rows that would not change. */
+struct digest {
+	char	*d_id;
+	int64_t	 d_sum;
+	int	 d_held;	/* this node holds it */
+	int	 d_seen;	/* among the jobs being registered */
+};
+
+#define REG_SCAN	256	/* from this many jobs, read digests first */
+#define REG_TRX_ROWS	4096	/* MariaDB: rows per transaction */
+#define HOLD_ROWS	256	/* rows per statement recording holds */
+
+/*
+ * FNV-1a over the descriptive columns, NUL-separated: what registering
+ * would write.  A changed digest means the row must be written.  The
+ * name counts only when there is one, so that the digests of unnamed
+ * jobs stored before names were (schema 3) still match.
+ */
+static int64_t
+job_digest(const struct store_job *j)
+{
+	const char	*f[6];
+	char		 num[64];
+	uint64_t	 h = 0xcbf29ce484222325ULL;
+	size_t		 i, nf = 5;
+	const char	*c;
+
+	f[0] = j->j_owner;
+	f[1] = j->j_sched;
+	f[2] = j->j_zone;
+	f[3] = j->j_cmd;
+	snprintf(num, sizeof(num), "%d/%d/%d/%u", j->j_scope, j->j_overlap,
+	    j->j_misfire, (unsigned int)j->j_grace);
+	f[4] = num;
+	if (j->j_name != NULL && *j->j_name != '\0')
+		f[nf++] = j->j_name;
+	for (i = 0; i < nf; i++) {
+		for (c = f[i] != NULL ? f[i] : ""; *c != '\0'; c++) {
+			h ^= (unsigned char)*c;
+			h *= 0x100000001b3ULL;
+		}
+		h ^= 0;
+		h *= 0x100000001b3ULL;
+	}
+	return ((int64_t)(h & 0x7fffffffffffffffULL));
+}
+
+static int
+digest_row(void *arg, const struct sval *c, size_t n)
+{
+	struct digest	*d;
+
+	ROW_NEED(n, 2);
+	if ((d = lk_vec_push(arg)) == NULL)
+		return (ROW_NOMEM);
+	if ((d->d_id = strdup(lk_str(&c[0]))) == NULL) {
+		lk_vec_pop(arg);
+		return (ROW_NOMEM);
+	}
+	d->d_sum = lk_int(&c[1]);
+	return (0);
+}
+
+static int
+digest_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct digest *)a)->d_id,
+	    ((const struct digest *)b)->d_id));
+}
+
+static void
+digests_free(struct vec *v)
+{
+	size_t	 i;
+
+	for (i = 0; i < v->v_n; i++)
+		free(((struct digest *)v->v_p)[i].d_id);
+	free(v->v_p);
+	v->v_p = NULL;
+	v->v_n = v->v_cap = 0;
+}
+
+/*
+ * Writers of jobs and holds take turns.  Registering reads which jobs
+ * exist (their digests) and then records that this node holds them,
+ * writing only the rows that are new or changed; releasing deletes the
+ * jobs no node holds.  Were the two to overlap, a node could record
+ * that it holds a job another node was deleting, which it had read as
+ * existing: the job would be gone under it.  On SQLite each runs in
+ * one write transaction, and writers take turns already.  On MariaDB a
+ * registration of many jobs spans several transactions, and its reads
+ * take no locks (READ COMMITTED), so they hold a named lock instead,
+ * which only such writers take: claims never wait for it.
+ */
+static int
+jobs_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct lk_int	 m;
+	struct sval	 p = SVI(STORE_LOCK_WAIT);
+	int		 rc;
+
+	memset(&m, 0, sizeof(m));
+	if (lk_exec(st, "jobs.lock", S_JOBS_LOCK, 0, &p, 1, lk_int_row, &m,
+	    NULL, err) == -1)
+		return (-1);
+	if (!m.i_found || m.i_v != 1) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "another node "
+		    "held the lock of the jobs for %d s", STORE_LOCK_WAIT);
+		return (-1);
+	}
+	rc = ((struct reg_arg *)arg)->ids != NULL ? rel_fn(st, arg, err) :
+	    reg_fn(st, arg, err);
+	if (rc == -1 && st->s_in_trx) {
+		st->s_ops->o_rollback(st);
+		st->s_in_trx = 0;
+	}
+	if (st->s_connected)
+		(void)st->s_ops->o_exec(st, S_JOBS_UNLOCK, 0, NULL, 0, NULL,
+		    NULL, NULL, &lk_scratch);
+	return (rc);
+}
+
+/*
+ * Writes of many rows: on SQLite all in the caller's transaction; on
+ * MariaDB a commit every REG_TRX_ROWS rows, not one per statement.
+ */
+struct wtrx {
+	int		 w_local;	/* SQLite: the caller's transaction */
+	size_t		 w_rows;
+	const char	*w_point;
+};
+
+static int
+wtrx_begin(struct store *st, struct wtrx *w, struct store_error *err)
+{
+	if (w->w_local || st->s_in_trx)
+		return (0);
+	return (lk_begin(st, err));
+}
+
+static int
+wtrx_add(struct store *st, struct wtrx *w, size_t k, struct store_error *err)
+{
+	w->w_rows += k;
+	if (w->w_local || w->w_rows < REG_TRX_ROWS)
+		return (0);
+	w->w_rows = 0;
+	return (lk_commit(st, w->w_point, err));
+}
+
+static int
+wtrx_end(struct store *st, struct wtrx *w, struct store_error *err)
+{
+	w->w_rows = 0;
+	return (st->s_in_trx ? lk_commit(st, w->w_point, err) : 0);
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(const char *const *)a, *(const char *const *)b));
+}
+
+/* Record that this node holds the n jobs ids[]. */
+static int
+holds_add(struct store *st, const char *const *ids, size_t n, struct wtrx *w,
+    struct store_error *err)
+{
+	struct sval	 p[2 * HOLD_ROWS];
+	size_t		 off, k, i, max = st->s_ops->o_max_rows;
+
+	if (max > HOLD_ROWS)
+		max = HOLD_ROWS;
+	for (off = 0; off < n; off += k) {
+		k = lk_piece(n - off, max);
+		for (i = 0; i < k; i++) {
+			p[2 * i] = SVS(st->s_node);
+			p[2 * i + 1] = SVS(ids[off + i]);
+		}
+		if (wtrx_begin(st, w, err) == -1 ||
+		    lk_exec(st, "hold", S_HOLD_ADD, k, p, 2 * k, NULL, NULL,
+		    NULL, err) == -1 || wtrx_add(st, w, k, err) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Record that this node no longer holds the n jobs ids[], and delete
+ * those no node holds, keeping the description of those with runs;
+ * *gone counts the deleted.
+ */
+static int
+holds_drop(struct store *st, const char *const *ids, size_t n,
+    struct wtrx *w, size_t *gone, struct store_error *err)
+{
+	struct sval	 p[LIST_MAX + 1];
+	size_t		 off, k, m, max = st->s_ops->o_max_list;
+	int64_t		 changed;
+
+	if (max > LIST_MAX)
+		max = LIST_MAX;
+	for (off = 0; off < n; off += k) {
+		k = lk_piece(n - off, max);
+		p[0] = SVS(st->s_node);
+		m = lk_pad_ids(st, p, 1, ids + off, NULL, k);
+		if (wtrx_begin(st, w, err) == -1 ||
+		    lk_exec(st, "release", S_HOLD_DROP, m, p, m + 1, NULL,
+		    NULL, NULL, err) == -1 ||
+		    lk_exec(st, "release", S_GONE_KEEP, m, p + 1, m, NULL,
+		    NULL, NULL, err) == -1 ||
+		    lk_exec(st, "release", S_JOBS_UNHELD, m, p + 1, m, NULL,
+		    NULL, &changed, err) == -1)
+			return (-1);
+		*gone += (size_t)changed;
+		if (wtrx_add(st, w, k, err) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Register: write the rows that are new or changed and record that
+ * this node holds them all.  With many jobs (a daemon starting) the
+ * stored digests and this node's holds are read first, once, so that
+ * only what differs is written; a sync then releases what this node
+ * held and holds no longer.  A hold of a job that has no row (deleted
+ * behind the store's back) is released too, unless the job is among
+ * those registered, whose row is then written again.
+ */
+static int
+reg_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct reg_arg		*a = arg;
+	const struct store_job	*j, **todo = NULL;
+	const char		**ids = NULL, **add = NULL, **rel = NULL;
+	char			**held;
+	struct digest		 key, *found, *d;
+	struct vec		 dv, hv;
+	struct wtrx		 w;
+	struct sval		*p = NULL;
+	size_t			 off, k, i, max, ntodo = 0, nadd = 0, nrel = 0;
+	int64_t			 sum;
+	int			 rc = -1;
+
+	memset(&dv, 0, sizeof(dv));
+	dv.v_size = sizeof(struct digest);
+	memset(&hv, 0, sizeof(hv));
+	hv.v_size = sizeof(char *);
+	memset(&w, 0, sizeof(w));
+	w.w_local = st->s_ops->o_ddl_trx;
+	w.w_point = "register";
+	a->gone = 0;
+	max = st->s_ops->o_max_rows;
+	if ((p = reallocarray(NULL, max, JOB_NCOLS * sizeof(*p))) == NULL ||
+	    (todo = reallocarray(NULL, a->n + 1, sizeof(*todo))) == NULL ||
+	    (add = reallocarray(NULL, a->n + 1, sizeof(*add))) == NULL) {
+		lk_nomem(err);
+		goto out;
+	}
+	if (w.w_local && lk_begin(st, err) == -1)
+		goto out;
+	if (a->n >= REG_SCAN || a->sync) {
+		if (lk_exec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
+		    digest_row, &dv, NULL, err) == -1)
+			goto out;
+		if (dv.v_n > 0)
+			qsort(dv.v_p, dv.v_n, sizeof(struct digest),
+			    digest_cmp);
+		p[0] = SVS(st->s_node);
+		if (lk_exec(st, "register.scan", S_HOLDS_MINE, 0, p, 1,
+		    lk_str_row, &hv, NULL, err) == -1)
+			goto out;
+		if (hv.v_n > 0)
+			qsort(hv.v_p, hv.v_n, sizeof(char *), str_cmp);
+		if ((rel = reallocarray(NULL, hv.v_n + 1, sizeof(*rel))) ==
+		    NULL) {
+			lk_nomem(err);
+			goto out;
+		}
+	}
+	/* Mark the jobs held, both lists sorted; rel[] gets the others. */
+	held = hv.v_p;
+	d = dv.v_p;
+	for (i = k = 0; i < hv.v_n; i++) {
+		while (k < dv.v_n && strcmp(d[k].d_id, held[i]) < 0)
+			k++;
+		if (k < dv.v_n && strcmp(d[k].d_id, held[i]) == 0)
+			d[k].d_held = 1;
+		else
+			rel[nrel++] = held[i];
+	}
+	for (i = 0; i < a->n; i++) {
+		j = &a->jobs[i];
+		found = NULL;
+		if (dv.v_n > 0) {
+			key.d_id = j->j_id;
+			found = bsearch(&key, dv.v_p, dv.v_n,
+			    sizeof(struct digest), digest_cmp);
+		}
+		if (found == NULL || !found->d_held)
+			add[nadd++] = j->j_id;
+		if (found != NULL) {
+			found->d_seen = 1;
+			if (found->d_sum == job_digest(j))
+				continue;
+		}
+		todo[ntodo++] = j;
+	}
+	for (off = 0; off < ntodo; off += k) {
+		k = lk_piece(ntodo - off, max);
+		for (i = 0; i < k; i++) {
+			j = todo[off + i];
+			sum = job_digest(j);
+			p[i * JOB_NCOLS + 0] = SVS(j->j_id);
+			p[i * JOB_NCOLS + 1] = clip(j->j_owner,
+			    STORE_OWNERMAX);
+			p[i * JOB_NCOLS + 2] = clip(j->j_sched,
+			    STORE_SCHEDMAX);
+			p[i * JOB_NCOLS + 3] = clip(j->j_zone, STORE_ZONEMAX);
+			p[i * JOB_NCOLS + 4] = clip(j->j_cmd, STORE_CMDMAX);
+			p[i * JOB_NCOLS + 5] = SVI(j->j_scope);
+			p[i * JOB_NCOLS + 6] = SVI(j->j_overlap);
+			p[i * JOB_NCOLS + 7] = SVI(j->j_misfire);
+			p[i * JOB_NCOLS + 8] = SVI(j->j_grace);
+			p[i * JOB_NCOLS + 9] = SVI(sum);
+			p[i * JOB_NCOLS + 10] = clip(j->j_name, STORE_NAMEMAX);
+		}
+		if (wtrx_begin(st, &w, err) == -1 ||
+		    lk_exec(st, "register", S_JOB_UPSERT, k, p, k * JOB_NCOLS,
+		    NULL, NULL, NULL, err) == -1 ||
+		    wtrx_add(st, &w, k, err) == -1)
+			goto out;
+	}
+	if (holds_add(st, add, nadd, &w, err) == -1)
+		goto out;
+	if (a->sync) {
+		/* Holds of no row: released unless registered now. */
+		if (nrel > 0) {
+			if ((ids = reallocarray(NULL, a->n + 1,
+			    sizeof(*ids))) == NULL) {
+				lk_nomem(err);
+				goto out;
+			}
+			for (i = 0; i < a->n; i++)
+				ids[i] = a->jobs[i].j_id;
+			qsort(ids, a->n, sizeof(*ids), str_cmp);
+			for (i = k = 0; i < nrel; i++)
+				if (bsearch(&rel[i], ids, a->n, sizeof(*ids),
+				    str_cmp) == NULL)
+					rel[k++] = rel[i];
+			nrel = k;
+		}
+		for (i = 0; i < dv.v_n; i++)
+			if (d[i].d_held && !d[i].d_seen)
+				rel[nrel++] = d[i].d_id;
+		if (holds_drop(st, rel, nrel, &w, &a->gone, err) == -1)
+			goto out;
+	}
+	if (wtrx_end(st, &w, err) == -1)
+		goto out;
+	rc = 0;
+out:
+	digests_free(&dv);
+	lk_strs_free(&hv);
+	free(rel);
+	free(add);
+	free(ids);
+	free(todo);
+	free(p);
+	return (rc);
+}
+
+static int
+rel_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct reg_arg	*a = arg;
+	struct wtrx	 w;
+
+	memset(&w, 0, sizeof(w));
+	w.w_local = st->s_ops->o_ddl_trx;
+	w.w_point = "release";
+	a->gone = 0;
+	if (w.w_local && lk_begin(st, err) == -1)
+		return (-1);
+	if (holds_drop(st, a->ids, a->n, &w, &a->gone, err) == -1)
+		return (-1);
+	return (wtrx_end(st, &w, err));
+}
+
+/* Check the ids (of jobs[], or ids[] when jobs is NULL). */
+static int
+ids_check(const struct store_job *jobs, const char *const *ids, size_t n,
+    struct store_error *err)
+{
+	const char	*id;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		id = jobs != NULL ? jobs[i].j_id : ids[i];
+		if (id == NULL || *id == '\0' || strlen(id) > STORE_IDLEN) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+			    "job %zu: bad identity", i);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/* Register (or sync) the n jobs[], or release the n ids[]. */
+static int
+jobs_write(struct store *st, const struct store_job *jobs,
+    const char *const *ids, size_t n, int sync, size_t *gone,
+    struct store_error *err)
+{
+	struct reg_arg	 a;
+
+	err = lk_err_init(err);
+	if (gone != NULL)
+		*gone = 0;
+	if (ids_check(jobs, ids, n, err) == -1)
+		return (-1);
+	if (n == 0 && !sync)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.jobs = jobs;
+	a.ids = ids;
+	a.n = n;
+	a.sync = sync;
+	if (lk_run(st, jobs_fn, &a, err) == -1)
+		return (-1);
+	if (gone != NULL)
+		*gone = a.gone;
+	return (0);
+}
+
+int
+store_jobs_register(struct store *st, const struct store_job *jobs,
+    size_t n, struct store_error *err)
+{
+	return (jobs_write(st, jobs, NULL, n, 0, NULL, err));
+}
+
+int
+store_jobs_sync(struct store *st, const struct store_job *jobs, size_t n,
+    size_t *gone, struct store_error *err)
+{
+	return (jobs_write(st, jobs, NULL, n, 1, gone, err));
+}
+
+int
+store_jobs_release(struct store *st, const char *const *ids, size_t n,
+    size_t *gone, struct store_error *err)
+{
+	return (jobs_write(st, NULL, ids, n, 0, gone, err));
+}
+
+struct pause_arg {
+	const char	*id;
+	int		 paused;
+};
+
+static int
+pause_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct pause_arg	*a = arg;
+	struct sval		 p[2];
+	struct lk_int		 found;
+	int64_t			 changed;
+
+	p[0] = SVI(a->paused != 0);
+	p[1] = SVS(a->id);
+	if (lk_exec(st, "job", S_JOB_PAUSE, 0, p, 2, NULL, NULL, &changed,
+	    err) == -1)
+		return (-1);
+	if (changed > 0)
+		return (0);
+	memset(&found, 0, sizeof(found));
+	if (lk_exec(st, "job", S_JOB_GET, 0, &p[1], 1, lk_int_row, &found,
+	    NULL, err) == -1)
+		return (-1);
+	if (!found.i_found) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0,
+		    "no job %s in the store", a->id);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+store_job_pause(struct store *st, const char *id, int paused,
+    struct store_error *err)
+{
+	struct pause_arg	 a = { id, paused };
+
+	err = lk_err_init(err);
+	return (lk_run(st, pause_fn, &a, err));
+}
+
