@@ -73,6 +73,7 @@ static void	 make_token(char *, size_t);
 static int	 submit(time_t, char, int, int, int, const char *,
 		    const char *, const char *, int, const char *);
 static int	 queue(int, char, const char *, char **, int);
+static int	 job_numbers(char **, int, int64_t *);
 static int	 remove_jobs(char **, int);
 static int	 cat_jobs(char **, int);
 static int	 list_rows(int, struct at_row **, size_t *);
@@ -286,7 +287,8 @@ make_token(char *buf, size_t len)
 
 /*
  * Read the job, capture what at captures, send it, say what was
- * stored.  batch: no warning, as Debian's batch gives none.
+ * stored.  batch is 1 for at -b, which gives no warning, 2 for batch,
+ * which does (it runs at -qb).
  */
 static int
 submit(time_t due, char q, int mail, int retries, int lost,
@@ -305,7 +307,7 @@ submit(time_t due, char q, int mail, int retries, int lost,
 	FILE		*f = stdin;
 	int		 tty, rv;
 
-	if (!batch)
+	if (batch != 1)
 		fputs("warning: commands will be executed using /bin/sh\n",
 		    stderr);
 	if (file != NULL && (f = fopen(file, "r")) == NULL) {
@@ -533,30 +535,49 @@ queue(int all, char q, const char *fmt, char **ids, int nids)
 	return (0);
 }
 
+/*
+ * The jobs named, every one a number, or at's complaint about the first
+ * that is not (and nothing done, as at does nothing then).
+ */
+static int
+job_numbers(char **ids, int nids, int64_t *out)
+{
+	int	 k;
+
+	for (k = 0; k < nids; k++)
+		if (job_number(ids[k], &out[k]) == -1) {
+			fprintf(stderr, "at: unknown jobid: %s\n", ids[k]);
+			return (-1);
+		}
+	return (0);
+}
+
 /* atrm: each job in turn; 1 when any could not be removed. */
 static int
 remove_jobs(char **ids, int nids)
 {
 	struct tabmsg	 req, rep;
-	int64_t		 id;
+	int64_t		*id;
 	int		 k, rv, failed = 0;
 
+	id = xcalloc((size_t)nids, sizeof(*id));
+	if (job_numbers(ids, nids, id) == -1) {
+		free(id);
+		return (1);
+	}
 	for (k = 0; k < nids; k++) {
-		if (job_number(ids[k], &id) == -1) {
-			fprintf(stderr, "at: unknown jobid: %s\n", ids[k]);
-			failed = 1;
-			continue;
-		}
-		tab_set(&req, "atremove", NULL, id, NULL);
+		tab_set(&req, "atremove", NULL, id[k], NULL);
 		if ((rv = ctab_call(&req, &rep)) != 0) {
 			if (rv == CTAB_DOWN)
 				ctab_say_down();
+			free(id);
 			return (1);
 		}
 		if (!reply_word(&rep, ""))
 			failed = 1;
 		tab_clear(&rep);
 	}
+	free(id);
 	return (failed);
 }
 
@@ -565,19 +586,20 @@ static int
 cat_jobs(char **ids, int nids)
 {
 	struct tabmsg	 req, rep;
-	int64_t		 id;
+	int64_t		*id;
 	int		 k, rv, failed = 0;
 
+	id = xcalloc((size_t)nids, sizeof(*id));
+	if (job_numbers(ids, nids, id) == -1) {
+		free(id);
+		return (1);
+	}
 	for (k = 0; k < nids; k++) {
-		if (job_number(ids[k], &id) == -1) {
-			fprintf(stderr, "at: unknown jobid: %s\n", ids[k]);
-			failed = 1;
-			continue;
-		}
-		tab_set(&req, "atprint", NULL, id, NULL);
+		tab_set(&req, "atprint", NULL, id[k], NULL);
 		if ((rv = ctab_call(&req, &rep)) != 0) {
 			if (rv == CTAB_DOWN)
 				ctab_say_down();
+			free(id);
 			return (1);
 		}
 		if (reply_word(&rep, "") && rep.tm_bodylen > 0)
@@ -586,6 +608,7 @@ cat_jobs(char **ids, int nids)
 			failed = 1;
 		tab_clear(&rep);
 	}
+	free(id);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");
 		return (1);
@@ -620,13 +643,17 @@ at_main(int argc, char **argv, int mode)
 		opts = "V";
 		break;
 	case AT_MODE_BATCH:
-		/* Debian's batch is "at -qb now" and takes nothing else. */
+		/*
+		 * Debian's batch is a script that says this on its standard
+		 * output, then runs "at -qb now": a batch job, warning and
+		 * all (at -b gives none).
+		 */
 		if (argc > 1) {
-			fprintf(stderr, "batch accepts no parameters\n");
+			printf("batch accepts no parameters\n");
 			return (1);
 		}
 		op = OP_SUBMIT;
-		batch = 1;
+		batch = 2;
 		opts = "";
 		break;
 	default:

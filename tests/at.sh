@@ -107,15 +107,19 @@ same "ctab -A submits" "$(printf '%s\n' "$err" | tail -n 1)" \
 # batch: now, queue b, no warning; nothing else accepted.
 run batch <"$T/true"
 same "batch: exit 0" "$rc" 0
-contains "... job 5 now, no warning" "$err" \
+contains "... job 5 now" "$err" \
     "^job 5 at [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} [0-9]{4}$"
+contains "... with at's warning, as Debian's batch runs at -qb" "$err" \
+    "^warning: commands will be executed using /bin/sh$"
+run at -b <"$T/true"
+contains "at -b is batch" "$err" "^job 6 at "
+same "... and gives no warning" "$(printf '%s\n' "$err" | grep -c warning)" 0
 run atq 5
 contains "... queue b" "$out" "^5	.* b $ME$"
 run batch now
 same "batch with an argument: exit 1" "$rc" 1
-same "... as Debian's batch says it" "$err" "batch accepts no parameters"
-run at -b <"$T/true"
-contains "at -b is batch" "$err" "^job 6 at "
+same "... as Debian's batch says it, on stdout" "$out" \
+    "batch accepts no parameters"
 
 # A key: submitting twice makes one job.
 echo 'echo keyed' >"$T/keyed"
@@ -214,8 +218,13 @@ same "atrm again: exit 1" "$rc" 1
 same "... it is over already" "$err" "atrm: 3: cancelled already"
 run atrm 999 abc 4
 same "atrm of none, a word and one: exit 1" "$rc" 1
-same "... each said as at says it" "$err" "Cannot find jobid 999
-at: unknown jobid: abc"
+same "... the word said, as at says it, and nothing done" "$err" \
+    "at: unknown jobid: abc"
+run atq 4
+contains "... the one there kept" "$out" "^4	"
+run atrm 999 4
+same "atrm of none and one: exit 1" "$rc" 1
+same "... said" "$err" "Cannot find jobid 999"
 run atq 4
 same "... the one there removed" "$out" ""
 run at -r 2
