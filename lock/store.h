@@ -654,7 +654,8 @@ void	 store_tables_free(struct store_table *, size_t);
  * afresh (random, unique), and may carry a key (at -k): both are unique
  * in the store, the key per owner.  A submission carried out again
  * after a lost connection, or sent again by a client that timed out,
- * finds its token and returns the job it made (*isnew 1); one that
+ * finds its token and returns the job it made (*isnew 1); a token of
+ * another owner's job is refused (STORE_CONFLICT); one that
  * finds the owner's key already taken returns that job, unchanged, with
  * *isnew 0, whatever its state: a key names one job for as long as the
  * store keeps it.

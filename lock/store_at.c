@@ -187,7 +187,8 @@ submit_fn(struct store *st, void *arg, struct store_error *err)
 		return (-1);
 again:
 	p[0] = SVS(j->a_token);
-	if (find_id(st, S_AT_BY_TOKEN, p, 1, &a->id, &found, err) == -1)
+	p[1] = SVS(j->a_owner);
+	if (find_id(st, S_AT_BY_TOKEN, p, 2, &a->id, &found, err) == -1)
 		return (-1);
 	if (found) {
 		a->isnew = 1;
@@ -202,8 +203,9 @@ again:
 			return (lk_commit(st, "at.submit", err));
 	}
 	if (dup) {
+		/* Another owner's token: refused, and told nothing of it. */
 		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "a one-shot job "
-		    "of %s was a duplicate, then not found", j->a_owner);
+		    "of %s: its token is taken", j->a_owner);
 		return (-1);
 	}
 	if (a->max_pending > 0) {

@@ -124,7 +124,7 @@ enum stmt {
 	S_TABLES_LIST,		/* -> owner, body, version, updated */
 	/* One-shot jobs (store_at.c). */
 	S_AT_INSERT,		/* owner .. cmd, node (AT_NINSERT) */
-	S_AT_BY_TOKEN,		/* token -> id */
+	S_AT_BY_TOKEN,		/* token, owner -> id */
 	S_AT_BY_KEY,		/* owner, key -> id */
 	S_AT_PENDING,		/* owner -> count */
 	S_AT_GET,		/* id -> atcols, env, cmd */

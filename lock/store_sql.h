@@ -234,7 +234,8 @@
 	"retries, backoff, mail, lost, umask, cwd, env, cmd, node, " \
 	"state, attempt, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, " \
 	"?, ?, ?, ?, ?, ?, ?, 0, 0, " NOW ", " NOW ")"
-#define SQL_AT_BY_TOKEN	"SELECT id FROM atjobs WHERE token = ?"
+/* A token is unique, and found only for its owner. */
+#define SQL_AT_BY_TOKEN	"SELECT id FROM atjobs WHERE token = ? AND owner = ?"
 #define SQL_AT_BY_KEY	"SELECT id FROM atjobs WHERE owner = ? AND ukey = ?"
 #define SQL_AT_PENDING \
 	"SELECT COUNT(*) FROM atjobs WHERE owner = ? AND state IN (0, 1, 2)"

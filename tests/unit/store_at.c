@@ -192,6 +192,18 @@ test_submit(struct store *a, struct store *b)
 	id2 = submit(b, &j, &isnew);
 	ok(id2 == id && isnew, "submit: the same token again is the same "
 	    "job, still new to its submitter");
+	/* Another owner's token is no way to another's job. */
+	{
+		struct store_atjob	 k = j;
+		int64_t			 kid;
+
+		k.a_owner = "mallory";
+		ok(store_at_submit(b, &k, 0, &kid, &isnew, &err) == -1 &&
+		    kid == 0 && err.se_class == STORE_CONFLICT &&
+		    strstr(err.se_msg, "alice") == NULL, "submit: another "
+		    "owner's token is refused, naming nobody (%s)",
+		    err.se_msg);
+	}
 	/* Ids grow; they are not reused. */
 	job_init(&j, "alice", "true", 2000000000);
 	id2 = submit(a, &j, &isnew);

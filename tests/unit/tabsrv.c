@@ -609,7 +609,8 @@ at_requests(const char *self)
 		} bad[] = {
 			{ "retries 3\n101\n", NULL, "malformed field" },
 			{ "backoff 3\n5x,\n", NULL, "back-off 5x,: column 1" },
-			{ "env 5\nA B=c\n", NULL, "environment variable A B=c" },
+			{ "env 5\nA B=c\n", NULL,
+			    "environment variable A B=c" },
 			{ "env 12\nLD_PRELOAD=x\n", NULL, "LD_PRELOAD" },
 			{ "mail 1\n7\n", NULL, "malformed field" },
 			{ "bogus 1\nx\n", NULL, "malformed field" },
