@@ -225,3 +225,92 @@ tab_sockaddr(const char *path, struct sockaddr_un *sun)
 	}
 	return (0);
 }
+
+void
+tab_field_add(struct tabbuf *b, const char *name, const void *val,
+    size_t len)
+{
+	char	 head[96];
+	int	 n;
+	size_t	 need, cap;
+
+	n = snprintf(head, sizeof(head), "%s %zu\n", name, len);
+	if (n < 0 || (size_t)n >= sizeof(head))
+		fatalx("tab_field_add: field name too long");
+	need = b->b_len + (size_t)n + len + 2;
+	if (need > b->b_cap) {
+		cap = b->b_cap == 0 ? 1024 : b->b_cap;
+		while (cap < need)
+			cap *= 2;
+		b->b_p = xreallocarray(b->b_p, cap, 1);
+		b->b_cap = cap;
+	}
+	memcpy(b->b_p + b->b_len, head, (size_t)n);
+	b->b_len += (size_t)n;
+	if (len > 0)
+		memcpy(b->b_p + b->b_len, val, len);
+	b->b_len += len;
+	b->b_p[b->b_len++] = '\n';
+	b->b_p[b->b_len] = '\0';
+}
+
+void
+tab_field_str(struct tabbuf *b, const char *name, const char *s)
+{
+	tab_field_add(b, name, s == NULL ? "" : s, s == NULL ? 0 : strlen(s));
+}
+
+void
+tab_field_num(struct tabbuf *b, const char *name, int64_t v)
+{
+	char	 num[32];
+
+	snprintf(num, sizeof(num), "%lld", (long long)v);
+	tab_field_str(b, name, num);
+}
+
+int
+tab_field_next(const char **pp, const char *end, char *name, size_t namelen,
+    const char **val, size_t *vallen)
+{
+	const char	*p = *pp, *nl, *sp;
+	size_t		 len = 0, i;
+
+	if (p >= end)
+		return (0);
+	if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
+	    (sp = memchr(p, ' ', (size_t)(nl - p))) == NULL ||
+	    sp == p || (size_t)(sp - p) >= namelen || sp + 1 == nl)
+		return (-1);
+	for (i = 0; sp + 1 + i < nl; i++) {
+		if (sp[1 + i] < '0' || sp[1 + i] > '9' || i >= 9)
+			return (-1);
+		len = len * 10 + (size_t)(sp[1 + i] - '0');
+	}
+	if (len > (size_t)(end - nl - 1) || (size_t)(end - nl - 1) - len < 1 ||
+	    nl[1 + len] != '\n')
+		return (-1);
+	memcpy(name, p, (size_t)(sp - p));
+	name[sp - p] = '\0';
+	if (memchr(name, '\0', (size_t)(sp - p)) != NULL)
+		return (-1);
+	*val = nl + 1;
+	*vallen = len;
+	*pp = nl + 1 + len + 1;
+	return (1);
+}
+
+int
+tab_field_int(const char *val, size_t len, int64_t min, int64_t max,
+    int64_t *out)
+{
+	char		 num[32];
+	const char	*errstr;
+
+	if (len == 0 || len >= sizeof(num) || memchr(val, '\0', len) != NULL)
+		return (-1);
+	memcpy(num, val, len);
+	num[len] = '\0';
+	*out = strtonum(num, min, max, &errstr);
+	return (errstr == NULL ? 0 : -1);
+}

@@ -20,6 +20,23 @@
  * the table version a put or del expects (0: there is none) or a
  * reply's current version, message one line of text for people, body
  * the table's text.
+ *
+ * One-shot jobs (at(1), atq, atrm, at -c) use the same frames with the
+ * words atcheck, atsubmit, atlist, atremove and atprint; their bodies
+ * are lists of fields (below).  atcheck asks whether the caller may use
+ * at at all (ok or refused), before at reads a job.  atsubmit's body is the job: due, queue, mail,
+ * retries, backoff, lost, key, token, umask, cwd, one env field per
+ * variable, cmd; the reply ok carries the job's id as its version, the
+ * message "new" or "existing" (a key already named it), and the fields
+ * due and state of the stored job.  atlist's body may say all 1 (the
+ * finished jobs too); its reply holds one record per job, each starting
+ * with its id field: id, due, next, queue, owner, state, attempt,
+ * retries, node.  atremove and atprint name the job by the version;
+ * atprint's reply body is the job's script.  Replies besides ok: none
+ * (no such job), notowner, running (atremove of a job whose attempt
+ * runs: the message names the node), finished (atremove of a job done,
+ * failed or cancelled), refused (at.allow or at.deny forbids the
+ * caller), invalid, conflict (a limit), denied and error.
  */
 
 #ifndef TABPROTO_H
@@ -39,6 +56,9 @@
  */
 #define TAB_SERVER_MS	250
 #define TAB_CLIENT_MS	15000
+
+/* One-shot jobs a user may have waiting, running or retrying. */
+#define AT_MAXPENDING	1000
 
 struct tabmsg {
 	char		 tm_word[16];
@@ -74,5 +94,29 @@ int	 tab_sockaddr(const char *, struct sockaddr_un *);
  * a last line without newline counts too.
  */
 size_t	 tab_count_lines(const char *, size_t);
+
+/*
+ * Fields: a list of named values, each written "name length\nvalue\n"
+ * (the length in decimal, so that a value may hold any byte, newlines
+ * and NULs included).  tab_field_add() appends one to a growing buffer
+ * (the program exits when out of memory, as xmalloc does), tab_field_str()
+ * a string and tab_field_num() a number.  tab_field_next() reads the
+ * field at *p, before end: 1 with its name copied into name (namelen
+ * bytes) and *val, *vallen pointing into the buffer (the value is not
+ * NUL-terminated), *p moved past it; 0 at the end; -1 when malformed.
+ * tab_field_int() reads a value as a number between min and max: 0, or
+ * -1 when it is not one.
+ */
+struct tabbuf {
+	char		*b_p;
+	size_t		 b_len;
+	size_t		 b_cap;
+};
+void	 tab_field_add(struct tabbuf *, const char *, const void *, size_t);
+void	 tab_field_str(struct tabbuf *, const char *, const char *);
+void	 tab_field_num(struct tabbuf *, const char *, int64_t);
+int	 tab_field_next(const char **, const char *, char *, size_t,
+	    const char **, size_t *);
+int	 tab_field_int(const char *, size_t, int64_t, int64_t, int64_t *);
 
 #endif /* TABPROTO_H */

@@ -33,6 +33,7 @@
 
 #include "common.h"
 #include "parser.h"
+#include "pathnames.h"
 #include "store.h"
 #include "tabproto.h"
 #include "tabsrv.h"
@@ -53,6 +54,8 @@ struct tabsrv {
 	const char	*ts_deny;
 	uid_t		 ts_uid;
 	char		*ts_copydir;	/* NULL: no copies kept */
+	const char	*ts_at_allow;	/* NULL: PATH_AT_ALLOW */
+	const char	*ts_at_deny;	/* NULL: PATH_AT_DENY */
 	struct tabcopies ts_copies;
 	int		 ts_swept;	/* stale copies looked for */
 	int		 ts_copywarned;	/* a failure said once */
@@ -62,6 +65,8 @@ static int	 listed(const char *, const char *);
 static void	 reply(int, const char *, int64_t, const char *, ...)
 		    __attribute__((__format__ (printf, 4, 5)));
 static int	 handle(struct tabsrv *, int, struct store *, char *, size_t);
+static void	 at_request(struct tabsrv *, int, struct store *, uid_t,
+		    const char *, const struct tabmsg *);
 static int	 tabcopy_cmp(const struct tabcopy *, const struct tabcopy *);
 static void	 copy_warn(struct tabsrv *, const char *, ...)
 		    __attribute__((__format__ (printf, 2, 3)));
@@ -258,6 +263,10 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	}
 	user = req.tm_user[0] == '\0' ? caller : req.tm_user;
 	memset(&cur, 0, sizeof(cur));
+	if (strncmp(req.tm_word, "at", 2) == 0) {
+		at_request(ts, fd, st, cred.uid, caller, &req);
+		goto done;
+	}
 
 	if (cred.uid != 0 && strcmp(user, caller) != 0) {
 		reply(fd, "denied", 0, "must be privileged to use -u");
@@ -365,6 +374,32 @@ done:
 	free(text);
 	tab_clear(&req);
 	return (rv);
+}
+
+/*
+ * A request of at(1) (tabsrv_at.c).  A daemon not running as root
+ * serves its own user alone, who runs it, and asks neither at.allow
+ * nor at.deny on their behalf.
+ */
+static void
+at_request(struct tabsrv *ts, int fd, struct store *st, uid_t uid,
+    const char *caller, const struct tabmsg *req)
+{
+	if (ts->ts_uid != 0 && uid != ts->ts_uid) {
+		reply(fd, "denied", 0, "this clustercron runs as uid %lu and "
+		    "keeps only that user's jobs", (unsigned long)ts->ts_uid);
+		return;
+	}
+	tabsrv_at(fd, st, uid, caller, req, ts->ts_at_allow != NULL ?
+	    ts->ts_at_allow : PATH_AT_ALLOW, ts->ts_at_deny != NULL ?
+	    ts->ts_at_deny : PATH_AT_DENY, ts->ts_uid == 0);
+}
+
+void
+tabsrv_at_files(struct tabsrv *ts, const char *allow, const char *deny)
+{
+	ts->ts_at_allow = allow;
+	ts->ts_at_deny = deny;
 }
 
 int

@@ -57,4 +57,27 @@ void	 tabsrv_copies(struct tabsrv *, const struct store_table *, size_t);
  */
 int	 tab_allowed(const char *, const char *, const char *);
 
+/*
+ * tabsrv_at_files() names the at.allow and at.deny files (borrowed;
+ * they must outlive the server); until it is called they are those of
+ * at(1), PATH_AT_ALLOW and PATH_AT_DENY.
+ */
+void	 tabsrv_at_files(struct tabsrv *, const char *, const char *);
+
+/*
+ * tabsrv_at.c: at(1)'s requests (tabproto.h: atsubmit, atlist,
+ * atremove, atprint).  tabsrv_at() answers req, from the user uid named
+ * caller, on fd, using the store (NULL when unreachable: the caller is
+ * told to try again); with check set, only when at.allow and at.deny
+ * (allow, deny) let the caller use at.  at_allowed() applies them as
+ * at(1) does: root always may; else a user whose name is a line of
+ * at.allow, when it exists; else a user not a line of at.deny, when it
+ * exists; else nobody.  A file that exists but cannot be read lets
+ * nobody in.  Returns 1 or 0.
+ */
+struct tabmsg;
+void	 tabsrv_at(int, struct store *, uid_t, const char *,
+	    const struct tabmsg *, const char *, const char *, int);
+int	 at_allowed(uid_t, const char *, const char *, const char *);
+
 #endif /* TABSRV_H */

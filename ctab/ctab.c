@@ -41,7 +41,7 @@
 #include "tabproto.h"
 
 /* What call() and fetch() return when no daemon listens. */
-#define DOWN		(-2)
+#define DOWN		CTAB_DOWN
 
 enum op {
 	OP_NONE, OP_REPLACE, OP_LIST, OP_DELETE, OP_EDIT, OP_CHECK, OP_HELP
@@ -163,6 +163,18 @@ say_refused(const char *user)
  * One request to the daemon and its reply: 0, DOWN when no daemon
  * listens (not said), -1 on another failure (said).
  */
+int
+ctab_call(const struct tabmsg *req, struct tabmsg *rep)
+{
+	return (call(req, rep));
+}
+
+void
+ctab_say_down(void)
+{
+	say_down();
+}
+
 static int
 call(const struct tabmsg *req, struct tabmsg *rep)
 {
@@ -692,6 +704,24 @@ main(int argc, char **argv)
 	int		 ch, dry = 0, iflag = 0, sflag = 0, rv;
 
 	prog = getprogname();
+	if ((sockpath = getenv("CTAB_SOCKET")) == NULL || *sockpath == '\0')
+		sockpath = PATH_CTAB_SOCKET;
+	/*
+	 * Called as at, atq, atrm or batch, or as ctab -A followed by
+	 * at's arguments: at(1) (at.c).
+	 */
+	if (strcmp(prog, "at") == 0)
+		return (at_main(argc, argv, AT_MODE_AT));
+	if (strcmp(prog, "atq") == 0)
+		return (at_main(argc, argv, AT_MODE_ATQ));
+	if (strcmp(prog, "atrm") == 0)
+		return (at_main(argc, argv, AT_MODE_ATRM));
+	if (strcmp(prog, "batch") == 0)
+		return (at_main(argc, argv, AT_MODE_BATCH));
+	if (argc > 1 && strcmp(argv[1], "-A") == 0) {
+		argv[1] = argv[0];
+		return (at_main(argc - 1, argv + 1, AT_MODE_AT));
+	}
 	/* crontab with no argument at all reads the standard input. */
 	if (argc == 1) {
 		op = OP_REPLACE;
@@ -796,8 +826,6 @@ run:
 	strlcpy(self, pw->pw_name, sizeof(self));
 	if (user == NULL)
 		user = self;
-	if ((sockpath = getenv("CTAB_SOCKET")) == NULL || *sockpath == '\0')
-		sockpath = PATH_CTAB_SOCKET;
 
 	switch (op) {
 	case OP_LIST:

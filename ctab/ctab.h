@@ -24,4 +24,22 @@
  */
 size_t	 lint_table(const char *, const char *, size_t, int, time_t);
 
+/*
+ * ctab.c: one request to the daemon and its reply (tabproto.h): 0, or
+ * CTAB_DOWN when no daemon listens (not said: ctab_say_down() says it,
+ * with the way to start one), or -1 on another failure (said).
+ */
+struct tabmsg;
+#define CTAB_DOWN	(-2)
+int	 ctab_call(const struct tabmsg *, struct tabmsg *);
+void	 ctab_say_down(void);
+
+/*
+ * at.c: at(1), atq, atrm and batch, by the name ctab was called by, or
+ * ctab -A with at's arguments (mode AT_MODE_AT).  Returns the exit
+ * status.
+ */
+enum { AT_MODE_AT, AT_MODE_ATQ, AT_MODE_ATRM, AT_MODE_BATCH };
+int	 at_main(int, char **, int);
+
 #endif /* CTAB_H */

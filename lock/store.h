@@ -566,9 +566,10 @@ int	 store_lease_drop(struct store *, const char *, struct store_error *);
  * finished runs older than max_age_ms by the store's clock (0: none by
  * age) and all but the newest max_runs of each job (0: no limit), and
  * the claims of fires older than max_age and of all but the newest
- * max_runs instants, and the descriptions of jobs that are gone
- * whose runs are all trimmed.  Returns in *n how many runs went; *n is
- * 0 when another node holds the lease.
+ * max_runs instants, the descriptions of jobs that are gone whose
+ * runs are all trimmed, and the one-shot jobs done, failed or cancelled
+ * whose last change is older than max_age.  Returns in *n how many
+ * runs went; *n is 0 when another node holds the lease.
  */
 int	 store_trim(struct store *, int64_t, size_t, int64_t, size_t *,
 	    struct store_error *);
@@ -598,6 +599,200 @@ struct store_table {
 int	 store_tables_list(struct store *, struct store_table **, size_t *,
 	    struct store_error *);
 void	 store_tables_free(struct store_table *, size_t);
+
+/*
+ * One-shot jobs: at(1) for the cluster.  A one-shot job is one row of
+ * its own, made by store_at_submit() and known by a_id, a number the
+ * store gives out in increasing order (AUTO_INCREMENT on MariaDB,
+ * AUTOINCREMENT on SQLite): small as at's job numbers, the same on
+ * every node since the store is the one place that hands them out, and
+ * never given out twice, even after the job is trimmed, so that an
+ * atrm that comes late never removes another job.
+ *
+ * A job's life (a_state):
+ *
+ *	waiting -> running		claimed (store_at_claim())
+ *	running -> done | failed	its attempt ended (store_at_finish())
+ *	running -> retrying		its attempt failed, another is due
+ *					at a_next (store_at_finish())
+ *	retrying -> running		the next attempt claimed
+ *	waiting | retrying -> cancelled	removed (store_at_cancel())
+ *
+ * and nothing leaves done, failed or cancelled: those rows stay for
+ * the history until store_trim() deletes them by age.  A running job
+ * cannot be cancelled.
+ *
+ * Why an attempt has one winner.  Attempts count from 1; a_attempt is
+ * the number of the last one claimed.  Claiming attempt k is one
+ * conditional write on the job's row by primary key,
+ *
+ *	UPDATE atjobs SET attempt = k, state = running, claimed_by = N
+ *	    WHERE id = J AND attempt = k - 1 AND state IN (waiting,
+ *	    retrying)
+ *
+ * so that, as for a cron fire, the row lock serialises the contenders
+ * and the condition "not yet claimed for this attempt" decides: the
+ * first to commit moves the row on, every later one changes nothing.
+ * The same transaction records the attempt as a run (below), so the
+ * claim and its record commit together.  A claim whose result was lost
+ * is carried out again and, when it changes nothing, reads the row: the
+ * attempt is ours iff the row still says running, attempt k, claimed
+ * by us.  An attempt that the cluster has meanwhile taken for lost and
+ * moved past is not ours any longer: it is not started (at most once).
+ *
+ * Attempts are runs.  Attempt k of job J is the run (job "at:J", fire
+ * a_due, attempt k, node) of the runs table (store_at_runjob() makes
+ * the name): a retry is another attempt of the same fire, as a cron
+ * job's rerun is, so the history lists one-shot attempts beside cron
+ * runs, trimming keeps or deletes them by the same rules, and a node
+ * that dies while one runs has it marked lost by store_runs_mark_lost()
+ * like any run.  The claim writes the run's row (pid 0, start = the
+ * store's clock at the claim); store_at_start() fills in the pid and
+ * start, store_at_finish() the end, exit status and output.
+ *
+ * Submitting twice.  Each submission carries a token the caller makes
+ * afresh (random, unique), and may carry a key (at -k): both are unique
+ * in the store, the key per owner.  A submission carried out again
+ * after a lost connection, or sent again by a client that timed out,
+ * finds its token and returns the job it made (*isnew 1); a token of
+ * another owner's job is refused (STORE_CONFLICT); one that
+ * finds the owner's key already taken returns that job, unchanged, with
+ * *isnew 0, whatever its state: a key names one job for as long as the
+ * store keeps it.
+ */
+enum store_at_state {
+	AT_WAITING = 0,
+	AT_RUNNING,
+	AT_RETRYING,
+	AT_DONE,
+	AT_FAILED,
+	AT_CANCELLED
+};
+const char *store_at_state_name(enum store_at_state);
+
+/* Longest texts a one-shot job may have; longer ones are refused. */
+#define STORE_AT_KEYMAX		128
+#define STORE_AT_TOKENMAX	64
+#define STORE_AT_BACKOFFMAX	255
+#define STORE_AT_CWDMAX		4096
+#define STORE_AT_SCRIPTMAX	(1024 * 1024)	/* cmd and env together */
+/* store_at_runjob()'s buffer. */
+#define STORE_AT_RUNJOBLEN	32
+
+struct store_atjob {
+	int64_t		 a_id;
+	char		*a_owner;
+	char		*a_key;		/* idempotency key, "" for none */
+	char		*a_token;	/* the submission's token */
+	char		 a_queue;	/* a-z, A-Z */
+	time_t		 a_due;		/* the instant asked for, UTC */
+	time_t		 a_next;	/* when the next attempt is due */
+	enum store_at_state a_state;
+	int		 a_attempt;	/* attempts claimed so far */
+	int		 a_retries;	/* further attempts after a failure */
+	char		*a_backoff;	/* the retries' delays, as written */
+	int		 a_mail;	/* -1 never, 0 output, 1 always */
+	int		 a_lost;	/* a lost attempt: 0 mark, 1 rerun */
+	int		 a_umask;
+	char		*a_cwd;
+	char		*a_env;		/* NAME=value\0 ... */
+	size_t		 a_envlen;
+	char		*a_cmd;		/* the commands, as read */
+	size_t		 a_cmdlen;
+	/* Read-only: filled by the store. */
+	char		*a_node;	/* the node it was submitted on */
+	char		*a_claimed_by;	/* "" before its first claim */
+	int64_t		 a_claimed_at;	/* store clock, ms */
+	int64_t		 a_created;	/* store clock, ms */
+	int64_t		 a_updated;	/* store clock, ms */
+};
+
+/*
+ * store_at_submit() stores a new job from j's members a_owner ..
+ * a_cmdlen (borrowed; a_key NULL or "" for none; a_token required),
+ * in state waiting with a_next = a_due, unless the owner already has
+ * max_pending jobs waiting, running or retrying (0: no limit; then
+ * STORE_CONFLICT, saying so, and nothing stored).  Returns 0 with the
+ * job's id in *id and *isnew as described above, or -1 with *id 0.
+ * Texts over the limits above are refused (STORE_FATAL).
+ */
+int	 store_at_submit(struct store *, const struct store_atjob *, size_t,
+	    int64_t *, int *, struct store_error *);
+/*
+ * store_at_get() returns one job, every member filled, in a new
+ * *out the caller frees with store_atjobs_free(*out, 1) (NULL when
+ * there is no such job).  store_at_list() returns the jobs of one
+ * owner (owner NULL: all), those waiting, running or retrying only
+ * unless all is set, by a_next then a_id, without their a_env and
+ * a_cmd (NULL, lengths 0).  store_at_due() returns the jobs waiting or
+ * retrying whose a_next is no later than `before', at most max (0: no
+ * limit), earliest first, every member filled: what a node claims.
+ * store_at_pending() sets *n to the number of an owner's jobs waiting,
+ * running or retrying.
+ */
+int	 store_at_get(struct store *, int64_t, struct store_atjob **,
+	    struct store_error *);
+int	 store_at_list(struct store *, const char *, int,
+	    struct store_atjob **, size_t *, struct store_error *);
+int	 store_at_due(struct store *, time_t, size_t, struct store_atjob **,
+	    size_t *, struct store_error *);
+int	 store_at_pending(struct store *, const char *, size_t *,
+	    struct store_error *);
+void	 store_atjobs_free(struct store_atjob *, size_t);
+/*
+ * store_at_cancel() cancels job id, if it is waiting or retrying and,
+ * owner not NULL, belongs to owner.  *res says what happened:
+ * AT_CANCEL_DONE, AT_CANCEL_NONE (no such job), AT_CANCEL_NOTOWNER,
+ * AT_CANCEL_RUNNING (an attempt runs: at(1) would delete the job and
+ * let the attempt go on, we keep it, since its end decides whether it
+ * is retried) or AT_CANCEL_FINISHED (done, failed or cancelled
+ * already; cancelling it again is not an error but says so).  A cancel
+ * carried out again after a lost connection that finds the job
+ * cancelled reports AT_CANCEL_DONE.
+ */
+enum store_at_cancel {
+	AT_CANCEL_DONE = 0,
+	AT_CANCEL_NONE,
+	AT_CANCEL_NOTOWNER,
+	AT_CANCEL_RUNNING,
+	AT_CANCEL_FINISHED
+};
+int	 store_at_cancel(struct store *, int64_t, const char *,
+	    enum store_at_cancel *, struct store_error *);
+/*
+ * store_at_claim() tries to claim attempt (>= 1) of job id for this
+ * node: 0 with *won 1 (ours) or 0 (another node's, an earlier or later
+ * attempt, the job cancelled or finished or unknown), or -1 with *won
+ * 0 and *err filled: the outcome is then unknown, the caller must not
+ * start it, and a later call with the same arguments tells the truth.
+ */
+int	 store_at_claim(struct store *, int64_t, int, int *,
+	    struct store_error *);
+/*
+ * store_at_start() records that this node started attempt of job id as
+ * pid at start (node clock, ms) and returns the run's id in *run: the
+ * row the claim made, which the call fills in once (again: the same
+ * id).  STORE_CONFLICT when this node has no claim of that attempt.
+ */
+int	 store_at_start(struct store *, int64_t, int, int, int64_t,
+	    int64_t *, struct store_error *);
+/*
+ * store_at_finish() ends attempt of job id in one transaction: the
+ * run's end (re, its re_id ignored: the run this node's claim wrote) or,
+ * re NULL, when the attempt's end is not known (its node died, say),
+ * the mark that its run, if it still runs, is lost; and the job's move
+ * from running to `to': AT_DONE, AT_FAILED, or AT_RETRYING with the
+ * next attempt due at `next'.  Which one is the caller's decision
+ * (its retries, back-off and lost policy).  The move is conditional on
+ * the row still being at this attempt and running: *moved is 1 when
+ * this call (or an earlier one whose result was lost) made it, 0 when
+ * the job had moved on otherwise.
+ */
+int	 store_at_finish(struct store *, int64_t, int,
+	    const struct store_run_end *, enum store_at_state, time_t, int *,
+	    struct store_error *);
+/* The runs' job name of one-shot job id: "at:ID". */
+void	 store_at_runjob(int64_t, char *, size_t);
 
 #ifdef CLUSTERCRON_TEST
 /*

@@ -74,6 +74,17 @@ static const char *const fault_points[] = {
 	"beat.read.before", "beat.read.after",
 	"beat.before", "beat.after",
 	"table.before", "table.after",
+	"at.submit.before", "at.submit.after",
+	"at.submit.commit.before", "at.submit.commit.after",
+	"at.claim.before", "at.claim.after",
+	"at.claim.run.before", "at.claim.run.after",
+	"at.claim.commit.before", "at.claim.commit.after",
+	"at.peek.before", "at.peek.after",
+	"at.cancel.before", "at.cancel.after",
+	"at.start.before", "at.start.after",
+	"at.finish.before", "at.finish.after",
+	"at.finish.run.before", "at.finish.run.after",
+	"at.finish.commit.before", "at.finish.commit.after",
 	"connect.before",
 	NULL
 };

@@ -21,6 +21,8 @@
  *	store_trim.c	trimming the history
  *	store_list.c	the listings and the rows they return
  *	store_tables.c	the tables ctab stores
+ *	store_at.c	one-shot jobs (at(1)): submitting, listing,
+ *			cancelling, claiming attempts and ending them
  *	store_fault.c	the fault hook (test builds only)
  *	store_memory.c	memory stores (test builds only)
  *
@@ -120,6 +122,25 @@ enum stmt {
 	S_TABLE_INSERT,		/* owner, body, node */
 	S_TABLE_UPDATE,		/* body, node, owner, version */
 	S_TABLES_LIST,		/* -> owner, body, version, updated */
+	/* One-shot jobs (store_at.c). */
+	S_AT_INSERT,		/* owner .. cmd, node (AT_NINSERT) */
+	S_AT_BY_TOKEN,		/* token, owner -> id */
+	S_AT_BY_KEY,		/* owner, key -> id */
+	S_AT_PENDING,		/* owner -> count */
+	S_AT_GET,		/* id -> atcols, env, cmd */
+	S_AT_LIST,		/* -> atcols (waiting, running, retrying) */
+	S_AT_LIST_ALL,		/* -> atcols */
+	S_AT_LIST_OWNER,	/* owner -> atcols (pending) */
+	S_AT_LIST_OWNER_ALL,	/* owner -> atcols */
+	S_AT_DUE,		/* before, limit -> atcols, env, cmd */
+	S_AT_PEEK,		/* id -> owner, state, attempt, claimed_by */
+	S_AT_CANCEL,		/* id, owner, owner */
+	S_AT_CLAIM,		/* attempt, node, id, attempt - 1 */
+	S_AT_RUN_INSERT,	/* runjob, attempt, node, id */
+	S_AT_RUN_FIND,		/* runjob, attempt, node -> id, pid */
+	S_AT_RUN_LOSE,		/* node, runjob, attempt */
+	S_AT_MOVE,		/* state, next, next, id, attempt */
+	S_AT_TRIM,		/* max age */
 	S_COUNT
 };
 
@@ -176,10 +197,13 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	5
+#define STORE_SCHEMA	6
 
 /* Values per row of S_JOB_UPSERT. */
 #define JOB_NCOLS	11
+
+/* Values of S_AT_INSERT. */
+#define AT_NINSERT	15
 
 /* Claims whose result was lost, kept until settled (see store.c). */
 #define UNCERTAIN_MAX	65536
@@ -341,13 +365,23 @@ size_t	 lk_pad_ids(struct store *, struct sval *, size_t,
  * lk_run_clear() frees one's strings; lk_str_row() reads the first
  * column into a struct vec of strings, which lk_strs_free() frees.
  */
-enum lk_list { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES, LK_CLAIMS };
+enum lk_list { LK_JOBS, LK_GONE, LK_RUNS, LK_NODES, LK_TABLES, LK_CLAIMS,
+	LK_AT, LK_AT_FULL };
 int	 lk_list(struct store *, enum lk_list, enum stmt, const struct sval *,
 	    size_t, void **, size_t *, struct store_error *);
 int	 lk_run_row(void *, const struct sval *, size_t);
 void	 lk_run_clear(struct store_run *);
 int	 lk_str_row(void *, const struct sval *, size_t);
 void	 lk_strs_free(struct vec *);
+
+/*
+ * store_at.c: the rows of one-shot jobs for lk_list(): lk_at_row()
+ * reads SQL_ATCOLS, lk_at_full_row() SQL_ATCOLS with env and cmd, into
+ * a struct vec of struct store_atjob; lk_atjobs_free() frees an array.
+ */
+int	 lk_at_row(void *, const struct sval *, size_t);
+int	 lk_at_full_row(void *, const struct sval *, size_t);
+void	 lk_atjobs_free(void *, size_t);
 
 /* store_url.c: the store takes the URL's parts over. */
 int	 lk_url_take(struct store *, const char *, struct store_error *);

@@ -50,6 +50,9 @@ static const struct {
 	[LK_NODES] = { node_row, sizeof(struct store_node), nodes_free },
 	[LK_TABLES] = { tables_row, sizeof(struct store_table), tables_free },
 	[LK_CLAIMS] = { claims_row, sizeof(struct store_claim), claims_free },
+	[LK_AT] = { lk_at_row, sizeof(struct store_atjob), lk_atjobs_free },
+	[LK_AT_FULL] = { lk_at_full_row, sizeof(struct store_atjob),
+	    lk_atjobs_free },
 };
 
 struct list_arg {

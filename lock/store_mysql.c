@@ -38,7 +38,7 @@
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
-#define NCOLS	16
+#define NCOLS	24
 #define BUFLEN	288	/* bytes per text column before fetching more */
 
 struct mysql_be {
@@ -164,6 +164,24 @@ static const char *const my_text[S_COUNT] = {
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
 	[S_TABLES_LIST] = SQL_TABLES_LIST,
+	[S_AT_INSERT] = SQL_AT_INSERT,
+	[S_AT_BY_TOKEN] = SQL_AT_BY_TOKEN,
+	[S_AT_BY_KEY] = SQL_AT_BY_KEY,
+	[S_AT_PENDING] = SQL_AT_PENDING,
+	[S_AT_GET] = SQL_AT_GET,
+	[S_AT_LIST] = SQL_AT_LIST,
+	[S_AT_LIST_ALL] = SQL_AT_LIST_ALL,
+	[S_AT_LIST_OWNER] = SQL_AT_LIST_OWNER,
+	[S_AT_LIST_OWNER_ALL] = SQL_AT_LIST_OWNER_ALL,
+	[S_AT_DUE] = SQL_AT_DUE,
+	[S_AT_PEEK] = SQL_AT_PEEK,
+	[S_AT_CANCEL] = SQL_AT_CANCEL,
+	[S_AT_CLAIM] = SQL_AT_CLAIM,
+	[S_AT_RUN_INSERT] = SQL_AT_RUN_INSERT,
+	[S_AT_RUN_FIND] = SQL_AT_RUN_FIND,
+	[S_AT_RUN_LOSE] = SQL_AT_RUN_LOSE,
+	[S_AT_MOVE] = SQL_AT_MOVE,
+	[S_AT_TRIM] = SQL_AT_TRIM,
 };
 
 #define ENGINE	" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
@@ -273,8 +291,33 @@ static const char *const my_step5[] = {
 	NULL
 };
 
+/*
+ * Version 6: one-shot jobs, as in store_sqlite.c.  InnoDB keeps the
+ * AUTO_INCREMENT counter across restarts (MariaDB 10.2.4 and later), so
+ * an id is never given out twice.
+ */
+static const char *const my_step6[] = {
+	"CREATE TABLE IF NOT EXISTS atjobs (id BIGINT AUTO_INCREMENT PRIMARY "
+	    "KEY, owner VARBINARY(255) NOT NULL, ukey VARBINARY(128), "
+	    "token " IDTYPE " NOT NULL, "
+	    "queue CHAR(1) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, "
+	    "due BIGINT NOT NULL, next_at BIGINT NOT NULL, "
+	    "state TINYINT NOT NULL DEFAULT 0, attempt INT NOT NULL DEFAULT 0, "
+	    "retries INT NOT NULL DEFAULT 0, "
+	    "backoff VARBINARY(255) NOT NULL DEFAULT '', "
+	    "mail TINYINT NOT NULL DEFAULT 0, lost TINYINT NOT NULL DEFAULT 0, "
+	    "umask INT NOT NULL DEFAULT 18, cwd BLOB NOT NULL, "
+	    "env MEDIUMBLOB NOT NULL, cmd MEDIUMBLOB NOT NULL, "
+	    "node " NAMETYPE " NOT NULL, claimed_by " NAMETYPE ", "
+	    "claimed_at BIGINT, created BIGINT NOT NULL, "
+	    "updated BIGINT NOT NULL, UNIQUE INDEX atjobs_token (token), "
+	    "UNIQUE INDEX atjobs_key (owner, ukey), "
+	    "INDEX atjobs_next (state, next_at))" ENGINE,
+	NULL
+};
+
 static const char *const *const my_steps[] = {
-	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5
+	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5, my_step6
 };
 
 static const char *const my_seed[] = {

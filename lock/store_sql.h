@@ -225,6 +225,71 @@
 #define SQL_TABLES_LIST \
 	"SELECT owner, body, version, updated FROM ctables ORDER BY owner"
 
+/*
+ * One-shot jobs (store_at.c).  A submission gets its id from the
+ * table's counter; its token and (owner, key) are unique.
+ */
+#define SQL_AT_INSERT \
+	"INSERT INTO atjobs (owner, ukey, token, queue, due, next_at, " \
+	"retries, backoff, mail, lost, umask, cwd, env, cmd, node, " \
+	"state, attempt, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, " \
+	"?, ?, ?, ?, ?, ?, ?, 0, 0, " NOW ", " NOW ")"
+/* A token is unique, and found only for its owner. */
+#define SQL_AT_BY_TOKEN	"SELECT id FROM atjobs WHERE token = ? AND owner = ?"
+#define SQL_AT_BY_KEY	"SELECT id FROM atjobs WHERE owner = ? AND ukey = ?"
+#define SQL_AT_PENDING \
+	"SELECT COUNT(*) FROM atjobs WHERE owner = ? AND state IN (0, 1, 2)"
+#define SQL_ATCOLS \
+	"SELECT id, owner, COALESCE(ukey, ''), token, queue, due, next_at, " \
+	"state, attempt, retries, backoff, mail, lost, umask, cwd, node, " \
+	"COALESCE(claimed_by, ''), COALESCE(claimed_at, 0), created, updated"
+#define SQL_AT_GET	SQL_ATCOLS ", env, cmd FROM atjobs WHERE id = ?"
+#define SQL_AT_LIST \
+	SQL_ATCOLS " FROM atjobs WHERE state IN (0, 1, 2) ORDER BY next_at, id"
+#define SQL_AT_LIST_ALL	SQL_ATCOLS " FROM atjobs ORDER BY next_at, id"
+#define SQL_AT_LIST_OWNER \
+	SQL_ATCOLS " FROM atjobs WHERE owner = ? AND state IN (0, 1, 2) " \
+	"ORDER BY next_at, id"
+#define SQL_AT_LIST_OWNER_ALL \
+	SQL_ATCOLS " FROM atjobs WHERE owner = ? ORDER BY next_at, id"
+/* Through the index (state, next_at): two ranges, merged by the sort. */
+#define SQL_AT_DUE \
+	SQL_ATCOLS ", env, cmd FROM atjobs WHERE state IN (0, 2) AND " \
+	"next_at <= ? ORDER BY next_at, id LIMIT ?"
+#define SQL_AT_PEEK \
+	"SELECT owner, state, attempt, COALESCE(claimed_by, '') FROM atjobs " \
+	"WHERE id = ?"
+#define SQL_AT_CANCEL \
+	"UPDATE atjobs SET state = 5, updated = " NOW " WHERE id = ? AND " \
+	"state IN (0, 2) AND (? IS NULL OR owner = ?)"
+/*
+ * The claim of an attempt: the row moves from attempt k - 1, waiting
+ * or retrying, to attempt k, running, or does not change (store.h).
+ */
+#define SQL_AT_CLAIM \
+	"UPDATE atjobs SET attempt = ?, state = 1, claimed_by = ?, " \
+	"claimed_at = " NOW ", updated = " NOW " WHERE id = ? AND " \
+	"attempt = ? AND state IN (0, 2)"
+/* The attempt's run, written by the claim that won it. */
+#define SQL_AT_RUN_INSERT \
+	"INSERT INTO runs (job_id, fire, attempt, node, pid, started, state, " \
+	"exit_status, sig, output_len) SELECT ?, due, ?, ?, 0, " NOW \
+	", 0, -1, 0, 0 FROM atjobs WHERE id = ?"
+#define SQL_AT_RUN_FIND \
+	"SELECT id, pid FROM runs WHERE job_id = ? AND attempt = ? AND " \
+	"node = ?"
+/* An attempt whose end is not known: its run, if it still runs, lost. */
+#define SQL_AT_RUN_LOSE \
+	"UPDATE runs SET state = 2, ended = " NOW ", lost_by = ? WHERE " \
+	"job_id = ? AND attempt = ? AND state = 0"
+#define SQL_AT_MOVE \
+	"UPDATE atjobs SET state = ?, next_at = CASE WHEN ? > 0 THEN ? ELSE " \
+	"next_at END, updated = " NOW " WHERE id = ? AND attempt = ? AND " \
+	"state = 1"
+/* Finished one-shot jobs go with the history, by age. */
+#define SQL_AT_TRIM \
+	"DELETE FROM atjobs WHERE state IN (3, 4, 5) AND updated < " NOW " - ?"
+
 /* The version 1 layout's sample rows, for the migration test. */
 #define SQL_SEED_JOB \
 	"INSERT INTO jobs (id, owner, sched, cmd, last_fire, claimed_by, " \

@@ -152,6 +152,24 @@ static const char *const sq_text[S_COUNT] = {
 	[S_TABLE_INSERT] = SQL_TABLE_INSERT,
 	[S_TABLE_UPDATE] = SQL_TABLE_UPDATE,
 	[S_TABLES_LIST] = SQL_TABLES_LIST,
+	[S_AT_INSERT] = SQL_AT_INSERT,
+	[S_AT_BY_TOKEN] = SQL_AT_BY_TOKEN,
+	[S_AT_BY_KEY] = SQL_AT_BY_KEY,
+	[S_AT_PENDING] = SQL_AT_PENDING,
+	[S_AT_GET] = SQL_AT_GET,
+	[S_AT_LIST] = SQL_AT_LIST,
+	[S_AT_LIST_ALL] = SQL_AT_LIST_ALL,
+	[S_AT_LIST_OWNER] = SQL_AT_LIST_OWNER,
+	[S_AT_LIST_OWNER_ALL] = SQL_AT_LIST_OWNER_ALL,
+	[S_AT_DUE] = SQL_AT_DUE,
+	[S_AT_PEEK] = SQL_AT_PEEK,
+	[S_AT_CANCEL] = SQL_AT_CANCEL,
+	[S_AT_CLAIM] = SQL_AT_CLAIM,
+	[S_AT_RUN_INSERT] = SQL_AT_RUN_INSERT,
+	[S_AT_RUN_FIND] = SQL_AT_RUN_FIND,
+	[S_AT_RUN_LOSE] = SQL_AT_RUN_LOSE,
+	[S_AT_MOVE] = SQL_AT_MOVE,
+	[S_AT_TRIM] = SQL_AT_TRIM,
 };
 
 /* The unit each statement's "%R" repeats. */
@@ -277,8 +295,34 @@ static const char *const sq_step5[] = {
 	NULL
 };
 
+/*
+ * Version 6: one-shot jobs (store.h, store_at.c).  The id is the
+ * table's own counter: AUTOINCREMENT, so that an id is never given
+ * out again, even once the newest job is trimmed.  Pending jobs are
+ * found by state and time; a token and an owner's key are unique (a
+ * NULL key is no key, and NULLs are distinct).
+ */
+static const char *const sq_step6[] = {
+	"CREATE TABLE atjobs (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+	    "owner TEXT NOT NULL, ukey TEXT, token TEXT NOT NULL, "
+	    "queue TEXT NOT NULL, due INTEGER NOT NULL, "
+	    "next_at INTEGER NOT NULL, state INTEGER NOT NULL DEFAULT 0, "
+	    "attempt INTEGER NOT NULL DEFAULT 0, "
+	    "retries INTEGER NOT NULL DEFAULT 0, "
+	    "backoff TEXT NOT NULL DEFAULT '', "
+	    "mail INTEGER NOT NULL DEFAULT 0, lost INTEGER NOT NULL DEFAULT 0, "
+	    "umask INTEGER NOT NULL DEFAULT 18, cwd BLOB NOT NULL, "
+	    "env BLOB NOT NULL, cmd BLOB NOT NULL, node TEXT NOT NULL, "
+	    "claimed_by TEXT, claimed_at INTEGER, created INTEGER NOT NULL, "
+	    "updated INTEGER NOT NULL)",
+	"CREATE UNIQUE INDEX atjobs_token ON atjobs (token)",
+	"CREATE UNIQUE INDEX atjobs_key ON atjobs (owner, ukey)",
+	"CREATE INDEX atjobs_next ON atjobs (state, next_at)",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
-	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5
+	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5, sq_step6
 };
 
 static const char *const sq_seed[] = {
@@ -547,7 +591,7 @@ sq_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 {
 	struct sqlite_be	*be = st->s_be;
 	sqlite3_stmt		*stmt;
-	struct sval		 cols[16];
+	struct sval		 cols[24];
 	size_t			 i, nc;
 	int			 rc, ret = -1;
 

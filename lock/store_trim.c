@@ -4,8 +4,8 @@
  *
  * store_trim.c: trimming the history, under the lease "trim" so that
  * one node at a time does it: finished runs by age and beyond a number
- * per job, the claims rows with them, and the descriptions of jobs
- * that are gone once their runs are.
+ * per job, the claims rows with them, the descriptions of jobs that
+ * are gone once their runs are, and finished one-shot jobs by age.
  */
 
 #include <string.h>
@@ -47,6 +47,10 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 		    &changed, err) == -1)
 			return (-1);
 		a->n += (size_t)changed;
+		/* One-shot jobs done, failed or cancelled that long ago. */
+		if (lk_exec(st, "trim", S_AT_TRIM, 0, &p, 1, NULL, NULL,
+		    NULL, err) == -1)
+			return (-1);
 	}
 	if (a->max_runs > 0 && trim_jobs(st, a, err) == -1)
 		return (-1);

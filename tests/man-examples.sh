@@ -21,6 +21,9 @@ export CTAB_SOCKET CTAB_COPY_DIR
 mkdir -p "$T/bin" "$T/work"
 ln -s "$CLUSTERCRON" "$T/bin/clustercron"
 ln -s "$CTAB" "$T/bin/ctab"
+for p in at atq atrm; do
+	ln -s "$CTAB" "$T/bin/$p"
+done
 
 # examples PAGE: the literal blocks of PAGE's EXAMPLES section as
 # rendered, less their indentation, a blank line after each block.
@@ -63,6 +66,7 @@ check_commands()
 
 check_commands "$top_builddir/man/clustercron.8"
 check_commands "$top_builddir/man/ctab.1"
+check_commands "$top_builddir/man/at.1"
 
 # ctab(5)'s example table is a table ctab installs as it is.
 examples "$top_srcdir/man/ctab.5" >"$T/ctab5.tab"

@@ -396,6 +396,13 @@ for m in man1/ctab.1.gz man5/ctab.5.gz man5/clustercron.conf.5.gz \
     man8/clustercron.8.gz; do
 	[ -f "$root/usr/share/man/$m" ] || fail "no $m"
 done
+# Not at, yet: Debian's at keeps its program and page (issue 15).
+if [ ! -e "$root/usr/bin/at" ] && [ ! -e "$root/usr/share/man/man1/at.1.gz" ]
+then
+	ok "neither at nor at(1), which are Debian's at's"
+else
+	fail "the package holds at or at(1), which are Debian's at's"
+fi
 # man cron and man 8 cron reach clustercron(8), as Debian's cron names
 # its page cron(8) (package-install.sh installs the package beside
 # cron-daemon-common, whose files the links must not clash with).

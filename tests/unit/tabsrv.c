@@ -28,6 +28,10 @@
 
 static char		 dir[] = "/tmp/cctabsrv.XXXXXX";
 static void		 copies(const char *);
+static void		 at_requests(const char *);
+static void		 at_access(void);
+static void		 at_nobody(const char *, int64_t, const char *,
+			    char *, size_t, char *, size_t);
 static char		 sock[256];
 static struct tabsrv	*ts;
 static struct store	*st;
@@ -369,6 +373,8 @@ main(void)
 	}
 
 	copies(self);
+	at_access();
+	at_requests(self);
 
 	tabsrv_close(ts);
 	ok(access(sock, F_OK) == -1, "closing removes the socket");
@@ -376,4 +382,390 @@ main(void)
 	snprintf(errbuf, sizeof(errbuf), "rm -rf %s", dir);
 	(void)system(errbuf);
 	return (tap_done());
+}
+
+/* An atsubmit body: the fields ctab sends, with extra ones appended. */
+static void
+at_body(struct tabbuf *b, time_t due, const char *key, const char *extra)
+{
+	char	 token[40];
+
+	memset(b, 0, sizeof(*b));
+	snprintf(token, sizeof(token), "tok%013u%016x", arc4random(),
+	    arc4random());
+	tab_field_num(b, "due", due);
+	tab_field_str(b, "queue", "a");
+	tab_field_str(b, "token", token);
+	tab_field_str(b, "cwd", "/tmp");
+	tab_field_str(b, "env", "HOME=/root");
+	tab_field_str(b, "env", "NL=a\nb");
+	tab_field_num(b, "umask", 022);
+	if (key != NULL)
+		tab_field_str(b, "key", key);
+	tab_field_str(b, "cmd", "echo hi\n");
+	if (extra != NULL) {
+		b->b_p = xreallocarray(b->b_p, b->b_len + strlen(extra) + 1, 1);
+		memcpy(b->b_p + b->b_len, extra, strlen(extra) + 1);
+		b->b_len += strlen(extra);
+	}
+}
+
+static void
+at_send(const char *word, int64_t version, const struct tabbuf *b,
+    struct tabmsg *rep)
+{
+	struct tabmsg	 req;
+
+	tab_set(&req, word, NULL, version, NULL);
+	if (b != NULL) {
+		req.tm_body = b->b_p;
+		req.tm_bodylen = b->b_len;
+	}
+	if (exchange(&req, rep) == -1) {
+		memset(rep, 0, sizeof(*rep));
+		strlcpy(rep->tm_word, "(no reply)", sizeof(rep->tm_word));
+	}
+}
+
+/*
+ * As uid nobody, one at request: the reply's word and message.  The
+ * kernel says who asks, so a client of one's own gets no further.
+ */
+static void
+at_nobody(const char *word, int64_t version, const char *body, char *wout,
+    size_t wlen, char *mout, size_t mlen)
+{
+	struct sockaddr_un	 sun;
+	struct tabmsg		 req, rep;
+	struct pollfd		 pfd;
+	pid_t			 pid;
+	int			 fd, status, p[2];
+	char			 buf[700];
+	ssize_t			 n;
+
+	*wout = *mout = '\0';
+	if (pipe(p) == -1 || (pid = fork()) == -1)
+		return;
+	if (pid == 0) {
+		close(p[0]);
+		if (setgid(65534) == -1 || setuid(65534) == -1)
+			_exit(2);
+		tab_sockaddr(sock, &sun);
+		tab_set(&req, word, NULL, version, NULL);
+		req.tm_body = (char *)body;
+		req.tm_bodylen = body == NULL ? 0 : strlen(body);
+		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+		    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+		    tab_send(fd, &req, 1000) == -1 ||
+		    tab_recv(fd, &rep, 5000) == -1)
+			_exit(3);
+		(void)write(p[1], rep.tm_word, strlen(rep.tm_word));
+		(void)write(p[1], "\n", 1);
+		(void)write(p[1], rep.tm_msg, strlen(rep.tm_msg));
+		_exit(0);
+	}
+	close(p[1]);
+	pfd.fd = tabsrv_fd(ts);
+	pfd.events = POLLIN;
+	(void)poll(&pfd, 1, 5000);
+	nchanged = tabsrv_serve(ts, st, changed, sizeof(changed));
+	waitpid(pid, &status, 0);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strchr(buf, '\n') == NULL)
+		return;
+	*strchr(buf, '\n') = '\0';
+	strlcpy(wout, buf, wlen);
+	strlcpy(mout, buf + strlen(buf) + 1, mlen);
+}
+
+/* at.allow and at.deny, as at(1) reads them. */
+static void
+at_access(void)
+{
+	char	 allow[300], deny[300], w[32], m[512];
+	FILE	*f;
+
+	snprintf(allow, sizeof(allow), "%s/at.allow", dir);
+	snprintf(deny, sizeof(deny), "%s/at.deny", dir);
+	is_int(at_allowed(0, "root", allow, deny), 1,
+	    "at: root always may");
+	is_int(at_allowed(1000, "alice", allow, deny), 0,
+	    "at: neither file: only root may");
+	f = fopen(deny, "w");
+	fclose(f);
+	is_int(at_allowed(1000, "alice", allow, deny), 1,
+	    "at: an empty at.deny: everyone may");
+	f = fopen(deny, "w");
+	fputs("bob\n alice\nalice \n", f);
+	fclose(f);
+	is_int(at_allowed(1000, "alice", allow, deny), 1,
+	    "at: a name with blanks around it is another name");
+	is_int(at_allowed(1001, "bob", allow, deny), 0,
+	    "at: listed in at.deny");
+	f = fopen(allow, "w");
+	fclose(f);
+	is_int(at_allowed(1002, "carol", allow, deny), 0,
+	    "at: an empty at.allow: nobody but root");
+	f = fopen(allow, "w");
+	fputs("carol\nbob", f);
+	fclose(f);
+	is_int(at_allowed(1002, "carol", allow, deny), 1,
+	    "at: listed in at.allow");
+	is_int(at_allowed(1001, "bob", allow, deny), 1,
+	    "at: at.allow wins over at.deny, a last line without newline "
+	    "too");
+	is_int(at_allowed(1000, "alice", allow, deny), 0,
+	    "at: at.allow exists: others may not");
+	unlink(allow);
+	unlink(deny);
+	if (mkdir(deny, 0700) == 0) {
+		is_int(at_allowed(1000, "alice", allow, deny), 0,
+		    "at: an at.deny that cannot be read: nobody but root");
+		rmdir(deny);
+	}
+
+	/* Through the socket, as another user. */
+	if (getuid() != 0) {
+		tap_skip("not root: no second user to ask as");
+		return;
+	}
+	tabsrv_at_files(ts, allow, deny);
+	at_nobody("atcheck", 0, NULL, w, sizeof(w), m, sizeof(m));
+	is_str(w, "refused", "at: neither file: nobody is refused");
+	ok(strstr(m, "at.allow") != NULL, "... naming the files: %s", m);
+	at_nobody("atlist", 0, NULL, w, sizeof(w), m, sizeof(m));
+	is_str(w, "refused", "at: ... for every request");
+	f = fopen(deny, "w");
+	fclose(f);
+	at_nobody("atcheck", 0, NULL, w, sizeof(w), m, sizeof(m));
+	is_str(w, "ok", "at: an empty at.deny lets nobody in");
+	unlink(deny);
+}
+
+/* Each at request, what it changes and what it refuses. */
+static void
+at_requests(const char *self)
+{
+	struct tabmsg		 rep;
+	struct tabbuf		 b;
+	struct store_error	 se;
+	struct store_atjob	*j;
+	const char		*p, *end, *val;
+	char			 name[300], w[32], m[512], *body;
+	size_t			 len, n;
+	int64_t			 id, id2, ids[3];
+	int			 i, won, jobs;
+
+	at_send("atcheck", 0, NULL, &rep);
+	is_str(rep.tm_word, "ok", "at: root may use at");
+
+	at_body(&b, 2000000000, NULL, NULL);
+	at_send("atsubmit", 0, &b, &rep);
+	is_str(rep.tm_word, "ok", "atsubmit: stored");
+	is_str(rep.tm_msg, "new", "... new");
+	id = rep.tm_version;
+	ok(id > 0, "... with its number, %lld", (long long)id);
+	ok(rep.tm_body != NULL && strstr(rep.tm_body, "due 10\n2000000000\n")
+	    != NULL && strstr(rep.tm_body, "state 7\nwaiting\n") != NULL,
+	    "... and its time and state");
+	tab_clear(&rep);
+	is_int(nchanged, 0, "... no table changed");
+	ok(store_at_get(st, id, &j, &se) == 0 && j != NULL &&
+	    strcmp(j->a_owner, self) == 0 && j->a_envlen == 17 &&
+	    memcmp(j->a_env, "HOME=/root\0NL=a\nb", 17) == 0 &&
+	    j->a_cmdlen == 8 && strcmp(j->a_cwd, "/tmp") == 0,
+	    "... owned by the caller, as sent");
+	store_atjobs_free(j, 1);
+	/* Sent again, as a client that timed out would: the same job. */
+	at_send("atsubmit", 0, &b, &rep);
+	ok(strcmp(rep.tm_word, "ok") == 0 && rep.tm_version == id &&
+	    strcmp(rep.tm_msg, "new") == 0, "atsubmit: the same submission "
+	    "again is the same job");
+	tab_clear(&rep);
+	free(b.b_p);
+
+	at_body(&b, 2000000100, "nightly", NULL);
+	at_send("atsubmit", 0, &b, &rep);
+	id2 = rep.tm_version;
+	tab_clear(&rep);
+	free(b.b_p);
+	at_body(&b, 2000000999, "nightly", NULL);
+	at_send("atsubmit", 0, &b, &rep);
+	ok(strcmp(rep.tm_word, "ok") == 0 && rep.tm_version == id2 &&
+	    strcmp(rep.tm_msg, "existing") == 0 && rep.tm_body != NULL &&
+	    strstr(rep.tm_body, "2000000100") != NULL, "atsubmit: a key "
+	    "already taken names its job, and its time");
+	tab_clear(&rep);
+	free(b.b_p);
+
+	/* Refused input: one line naming what is wrong, nothing stored. */
+	{
+		static const struct {
+			const char	*extra;
+			const char	*key;
+			const char	*msg;
+		} bad[] = {
+			{ "retries 3\n101\n", NULL, "malformed field" },
+			{ "backoff 3\n5x,\n", NULL, "back-off 5x,: column 1" },
+			{ "env 5\nA B=c\n", NULL,
+			    "environment variable A B=c" },
+			{ "env 12\nLD_PRELOAD=x\n", NULL, "LD_PRELOAD" },
+			{ "mail 1\n7\n", NULL, "malformed field" },
+			{ "bogus 1\nx\n", NULL, "malformed field" },
+			{ "queue 1\n=\n", NULL, "malformed field" },
+			{ "lost 1\n2\n", NULL, "malformed field" },
+			{ "cwd 8\nrelative\n", NULL, "malformed field" },
+			{ "due 2\n-1\n", NULL, "malformed field" },
+			{ "due 3\n1x", NULL, "malformed field" },
+			{ NULL, "a key", "a key is 1 to 128 printable" },
+		};
+		size_t	 k;
+
+		if (store_at_list(st, NULL, 1, &j, &n, &se) == -1)
+			n = 0;
+		store_atjobs_free(j, n);
+		jobs = (int)n;
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			at_body(&b, 2000000000, bad[k].key, bad[k].extra);
+			at_send("atsubmit", 0, &b, &rep);
+			ok(strcmp(rep.tm_word, "invalid") == 0 &&
+			    strstr(rep.tm_msg, bad[k].msg) != NULL,
+			    "atsubmit: refused (%s): %s", bad[k].msg,
+			    rep.tm_msg);
+			tab_clear(&rep);
+			free(b.b_p);
+		}
+		at_send("atsubmit", 0, NULL, &rep);
+		ok(strcmp(rep.tm_word, "invalid") == 0 &&
+		    strstr(rep.tm_msg, "needs") != NULL, "atsubmit: an empty "
+		    "job refused: %s", rep.tm_msg);
+		if (store_at_list(st, NULL, 1, &j, &n, &se) == -1)
+			n = 0;
+		store_atjobs_free(j, n);
+		is_int((int)n, jobs, "atsubmit: nothing refused was stored");
+	}
+
+	/* atlist: fields per job; all adds the finished. */
+	memset(&b, 0, sizeof(b));
+	at_send("atlist", 0, NULL, &rep);
+	ok(strcmp(rep.tm_word, "ok") == 0 && rep.tm_version == 2,
+	    "atlist: two jobs pending");
+	p = rep.tm_body;
+	end = p == NULL ? NULL : p + rep.tm_bodylen;
+	for (i = 0; p != NULL && tab_field_next(&p, end, name, sizeof(name),
+	    &val, &len) == 1 && i < 3; )
+		if (strcmp(name, "id") == 0)
+			(void)tab_field_int(val, len, 0, INT64_MAX, &ids[i++]);
+	ok(i == 2 && ids[0] == id && ids[1] == id2, "... by time, each "
+	    "starting with its number");
+	ok(rep.tm_body != NULL && strstr(rep.tm_body, "owner") != NULL &&
+	    strstr(rep.tm_body, "queue 1\na\n") != NULL,
+	    "... with owner and queue");
+	tab_clear(&rep);
+
+	/* atprint: the script. */
+	at_send("atprint", id, NULL, &rep);
+	ok(strcmp(rep.tm_word, "ok") == 0 && rep.tm_body != NULL &&
+	    strncmp(rep.tm_body, "#!/bin/sh\n", 10) == 0 &&
+	    strstr(rep.tm_body, "NL=a\"\n\"b; export NL\n") != NULL &&
+	    strstr(rep.tm_body, "\n}\necho hi\n\n") != NULL,
+	    "atprint: the job's script");
+	tab_clear(&rep);
+	at_send("atprint", id + 1000, NULL, &rep);
+	snprintf(m, sizeof(m), "Cannot find jobid %lld", (long long)id + 1000);
+	ok(strcmp(rep.tm_word, "none") == 0 && strcmp(rep.tm_msg, m) == 0,
+	    "atprint: no such job, as at says it: %s", rep.tm_msg);
+
+	/* Another user: neither sees, prints nor removes root's jobs. */
+	if (getuid() == 0) {
+		/* An empty at.deny: everyone may use at. */
+		snprintf(name, sizeof(name), "%s/deny", dir);
+		fclose(fopen(name, "w"));
+		tabsrv_at_files(ts, "/nonexistent", name);
+		at_nobody("atprint", id, NULL, w, sizeof(w), m, sizeof(m));
+		ok(strcmp(w, "notowner") == 0 && strstr(m, "Not owner") !=
+		    NULL, "atprint: not another's job: %s", m);
+		at_nobody("atremove", id, NULL, w, sizeof(w), m, sizeof(m));
+		ok(strcmp(w, "notowner") == 0, "atremove: not another's job");
+		at_nobody("atlist", 0, NULL, w, sizeof(w), m, sizeof(m));
+		ok(strcmp(w, "ok") == 0 && strncmp(m, "0 jobs", 6) == 0,
+		    "atlist: another user sees none of root's");
+		body = NULL;
+		xasprintf(&body, "due 10\n2000000000\nqueue 1\nb\ntoken 32\n"
+		    "%032x\ncwd 1\n/\ncmd 2\nid\n", arc4random());
+		at_nobody("atsubmit", 0, body, w, sizeof(w), m, sizeof(m));
+		is_str(w, "ok", "atsubmit: another user submits");
+		free(body);
+		tabsrv_at_files(ts, NULL, NULL);
+	} else
+		tap_skip("not root: no second user to ask as");
+
+	/* atremove: a waiting job; a running one is refused. */
+	at_send("atremove", id, NULL, &rep);
+	ok(strcmp(rep.tm_word, "ok") == 0, "atremove: removed");
+	at_send("atremove", id, NULL, &rep);
+	ok(strcmp(rep.tm_word, "finished") == 0 &&
+	    strstr(rep.tm_msg, "cancelled already") != NULL,
+	    "atremove: again: %s", rep.tm_msg);
+	ok(store_at_claim(st, id2, 1, &won, &se) == 0 && won,
+	    "atremove: a job is claimed");
+	at_send("atremove", id2, NULL, &rep);
+	ok(strcmp(rep.tm_word, "running") == 0 &&
+	    strstr(rep.tm_msg, "running on test") != NULL,
+	    "atremove: a running job is not removed: %s", rep.tm_msg);
+	at_send("atremove", 987654, NULL, &rep);
+	ok(strcmp(rep.tm_word, "none") == 0 &&
+	    strcmp(rep.tm_msg, "Cannot find jobid 987654") == 0,
+	    "atremove: no such job: %s", rep.tm_msg);
+	at_send("atlist", 0, NULL, &rep);
+	ok(rep.tm_body != NULL && strstr(rep.tm_body, "state 7\nrunning\n") !=
+	    NULL && strstr(rep.tm_body, "node 4\ntest\n") != NULL,
+	    "atlist: the running job, with its node");
+	tab_clear(&rep);
+	memset(&b, 0, sizeof(b));
+	tab_field_num(&b, "all", 1);
+	at_send("atlist", 0, &b, &rep);
+	ok(rep.tm_body != NULL && strstr(rep.tm_body, "state 9\ncancelled\n")
+	    != NULL, "atlist: all: the cancelled one too");
+	tab_clear(&rep);
+	free(b.b_p);
+
+	/* A limit per user: at most AT_MAXPENDING waiting or running. */
+	if (store_at_pending(st, self, &n, &se) == -1)
+		n = AT_MAXPENDING;
+	for (i = (int)n; i < AT_MAXPENDING; i++) {
+		at_body(&b, 2000000000 + i, NULL, NULL);
+		at_send("atsubmit", 0, &b, &rep);
+		free(b.b_p);
+		tab_clear(&rep);
+		if (strcmp(rep.tm_word, "ok") != 0)
+			break;
+	}
+	is_int(i, AT_MAXPENDING, "limit: %d jobs pending", AT_MAXPENDING);
+	at_body(&b, 2000000000, NULL, NULL);
+	at_send("atsubmit", 0, &b, &rep);
+	ok(strcmp(rep.tm_word, "conflict") == 0 &&
+	    strstr(rep.tm_msg, "pending") != NULL, "limit: one more is "
+	    "refused: %s", rep.tm_msg);
+	free(b.b_p);
+
+	/* The store down: told to try again, nothing lost. */
+	{
+		struct store	*keep = st;
+
+		st = NULL;
+		at_body(&b, 2000000000, NULL, NULL);
+		at_send("atsubmit", 0, &b, &rep);
+		ok(strcmp(rep.tm_word, "error") == 0 &&
+		    strstr(rep.tm_msg, "try again") != NULL,
+		    "store down: atsubmit says to try again");
+		free(b.b_p);
+		at_send("atcheck", 0, NULL, &rep);
+		is_str(rep.tm_word, "ok", "store down: atcheck still answers");
+		st = keep;
+	}
+	at_send("atfrob", 0, NULL, &rep);
+	is_str(rep.tm_word, "invalid", "at: an unknown request is refused");
 }
