@@ -145,6 +145,8 @@ static const struct jctx *share_ctx(struct pool **, struct share *,
 static uint32_t	 job_text(struct text *, const struct cron_entry *,
 		    uint8_t *);
 static int	 same_sched(const struct job *, const struct job *);
+static void	 job_row(const struct job *, struct store_job *, char *);
+static int	 row_same(const struct job *, const struct job *);
 static uint32_t	 sched_hash(const struct cron_sched *, const char *,
 		    const char *);
 static int	 sched_eq(const struct cron_sched *,
@@ -1128,6 +1130,94 @@ kind_get(struct kinds *ks, const struct jsched *js, const struct jctx *c)
 	return (ks->k_n++);
 }
 
+/*
+ * The row the store keeps of a job (store_jobs_register()), all but
+ * its identity: its strings are the job's, borrowed, except a command
+ * longer than CMD_SUMMARY, which is cut into buf (CMD_SUMMARY + 1
+ * bytes; NULL when the command is not that long).
+ */
+static void
+job_row(const struct job *j, struct store_job *r, char *buf)
+{
+	memset(r, 0, sizeof(*r));
+	r->j_name = (char *)job_opts(j)->o_name;
+	r->j_owner = (char *)job_owner(j);
+	r->j_sched = (char *)job_sched(j)->js_when;
+	r->j_zone = (char *)(job_sched(j)->js_zone != NULL ?
+	    job_sched(j)->js_zone : "");
+	r->j_cmd = (char *)job_cmd(j);
+	if (buf != NULL) {
+		memcpy(buf, r->j_cmd, CMD_SUMMARY);
+		buf[CMD_SUMMARY] = '\0';
+		r->j_cmd = buf;
+	}
+	r->j_scope = job_opts(j)->o_scope;
+	r->j_overlap = job_opts(j)->o_overlap;
+	r->j_misfire = job_opts(j)->o_misfire;
+	r->j_grace = job_opts(j)->o_grace;
+}
+
+/*
+ * The columns of a job's row that registering writes, each of which
+ * job_row() fills: two jobs of one identity whose rows differ in any
+ * of them are a change the store must be told of.  The comparison
+ * walks this list, so a column added to the row is compared too once
+ * it is listed here.
+ */
+enum rowtype { ROW_STR, ROW_INT, ROW_U32 };
+static const struct rowcol {
+	size_t		 rc_off;
+	enum rowtype	 rc_type;
+} rowcols[] = {
+	{ offsetof(struct store_job, j_name), ROW_STR },
+	{ offsetof(struct store_job, j_owner), ROW_STR },
+	{ offsetof(struct store_job, j_sched), ROW_STR },
+	{ offsetof(struct store_job, j_zone), ROW_STR },
+	{ offsetof(struct store_job, j_cmd), ROW_STR },
+	{ offsetof(struct store_job, j_scope), ROW_INT },
+	{ offsetof(struct store_job, j_overlap), ROW_INT },
+	{ offsetof(struct store_job, j_misfire), ROW_INT },
+	{ offsetof(struct store_job, j_grace), ROW_U32 },
+};
+
+/* Whether jobs a and b have the same row in the store. */
+static int
+row_same(const struct job *a, const struct job *b)
+{
+	struct store_job	 ra, rb;
+	char			 ba[CMD_SUMMARY + 1], bb[CMD_SUMMARY + 1];
+	const char		*pa, *pb, *sa, *sb;
+	size_t			 i;
+
+	job_row(a, &ra, strlen(job_cmd(a)) > CMD_SUMMARY ? ba : NULL);
+	job_row(b, &rb, strlen(job_cmd(b)) > CMD_SUMMARY ? bb : NULL);
+	for (i = 0; i < sizeof(rowcols) / sizeof(rowcols[0]); i++) {
+		pa = (const char *)&ra + rowcols[i].rc_off;
+		pb = (const char *)&rb + rowcols[i].rc_off;
+		switch (rowcols[i].rc_type) {
+		case ROW_STR:
+			memcpy(&sa, pa, sizeof(sa));
+			memcpy(&sb, pb, sizeof(sb));
+			if (sa == NULL)
+				sa = "";
+			if (sb == NULL)
+				sb = "";
+			if (strcmp(sa, sb) != 0)
+				return (0);
+			break;
+		case ROW_INT:
+			if (memcmp(pa, pb, sizeof(int)) != 0)
+				return (0);
+			break;
+		case ROW_U32:
+			if (memcmp(pa, pb, sizeof(uint32_t)) != 0)
+				return (0);
+			break;
+		}
+	}
+	return (1);
+}
+
 static int
 same_sched(const struct job *a, const struct job *b)
 {
@@ -1431,13 +1521,7 @@ table_jobs(struct table *tb, struct crontab *ct)
 		if (o->j_timer.t_idx != TIMER_IDLE)
 			heap_moved(&D.d_wall, &o->j_timer);
 		c = same_sched(o, j);
-		if (job_opts(o)->o_scope != job_opts(j)->o_scope ||
-		    job_opts(o)->o_overlap != job_opts(j)->o_overlap ||
-		    job_opts(o)->o_misfire != job_opts(j)->o_misfire ||
-		    job_opts(o)->o_grace != job_opts(j)->o_grace ||
-		    strcmp(job_sched(o)->js_when,
-		    job_sched(j)->js_when) != 0 ||
-		    strcmp(job_cmd(o), job_cmd(j)) != 0) {
+		if (!row_same(o, j)) {
 			o->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 		}
@@ -1638,25 +1722,14 @@ tables_register(int all)
 			if (!sync && !(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
-			r->j_id = (char *)table_job_id(tb, i, ids[k]);
-			r->j_name = (char *)job_opts(j)->o_name;
-			r->j_owner = (char *)job_owner(j);
-			r->j_sched = (char *)job_sched(j)->js_when;
-			r->j_zone = (char *)(job_sched(j)->js_zone != NULL ?
-			    job_sched(j)->js_zone : "");
-			r->j_cmd = (char *)job_cmd(j);
-			if (strlen(r->j_cmd) > CMD_SUMMARY) {
+			if (strlen(job_cmd(j)) > CMD_SUMMARY) {
 				cmds = xreallocarray(cmds, ncmds + 1,
 				    sizeof(*cmds));
 				cmds[ncmds] = xmalloc(CMD_SUMMARY + 1);
-				memcpy(cmds[ncmds], r->j_cmd, CMD_SUMMARY);
-				cmds[ncmds][CMD_SUMMARY] = '\0';
-				r->j_cmd = cmds[ncmds++];
-			}
-			r->j_scope = job_opts(j)->o_scope;
-			r->j_overlap = job_opts(j)->o_overlap;
-			r->j_misfire = job_opts(j)->o_misfire;
-			r->j_grace = job_opts(j)->o_grace;
+				job_row(j, r, cmds[ncmds++]);
+			} else
+				job_row(j, r, NULL);
+			r->j_id = (char *)table_job_id(tb, i, ids[k]);
 			k++;
 		}
 	}
