@@ -278,8 +278,7 @@ overlapping(struct job *j, time_t fire)
 		if (strcmp(r->r_job, id) != 0 || r->r_fire == fire)
 			continue;
 		if (strcmp(r->r_node, D.d_conf.c_node) == 0) {
-			if (r->r_pid > 0 && (kill(r->r_pid, 0) == 0 ||
-			    errno == EPERM))
+			if (spawn_alive(r->r_pid, r->r_start))
 				busy = 1;
 			continue;
 		}

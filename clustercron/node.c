@@ -86,11 +86,6 @@
 #define UNRUN_BACK	3600	/* s: claims of an earlier life looked at */
 /* Running jobs beyond twice the others' mean that make a node busier. */
 #define SPREAD_SLACK	2
-/*
- * A process started this long after its run is another one that got the
- * pid again.  Generous, as the wall clock may have been set meanwhile.
- */
-#define PID_REUSE_MS	60000
 
 /* A run of an earlier life of this node whose process still lives. */
 struct orphan {
@@ -129,7 +124,6 @@ static void	 nodes_take(struct store_node *, size_t, int64_t);
 static void	 reap_dead(struct store *);
 static void	 orphans_find(struct store *);
 static void	 orphans_check(struct store *);
-static int	 pid_alive(pid_t, int64_t);
 static int	 busier(int, size_t);
 static const char *job_owner_by_id(const char *);
 
@@ -506,50 +500,6 @@ reap_dead(struct store *st)
 }
 
 /*
- * Whether pid is a process that may be the run started at start_ms (node
- * clock): it exists and, as far as /proc tells, did not start later
- * than the run (a pid used again by another process).
- */
-static int
-pid_alive(pid_t pid, int64_t start_ms)
-{
-	FILE		*fp;
-	char		 path[64], buf[1024], *p;
-	unsigned long long ticks, btime = 0;
-	long		 hz;
-	int64_t		 started;
-	int		 i;
-
-	if (pid <= 0)
-		return (0);
-	if (kill(pid, 0) == -1 && errno != EPERM)
-		return (0);
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return (1);
-	p = fgets(buf, sizeof(buf), fp);
-	fclose(fp);
-	/* After the command, in parentheses, field 22 is the start. */
-	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-		return (1);
-	for (i = 2; i < 22 && p != NULL; i++)
-		if ((p = strchr(p + 1, ' ')) == NULL)
-			return (1);
-	if (sscanf(p, " %llu", &ticks) != 1)
-		return (1);
-	if ((fp = fopen("/proc/stat", "r")) == NULL)
-		return (1);
-	while (fgets(buf, sizeof(buf), fp) != NULL)
-		if (sscanf(buf, "btime %llu", &btime) == 1)
-			break;
-	fclose(fp);
-	if (btime == 0 || (hz = sysconf(_SC_CLK_TCK)) <= 0)
-		return (1);
-	started = (int64_t)btime * 1000 + (int64_t)(ticks * 1000 / hz);
-	return (started <= start_ms + PID_REUSE_MS);
-}
-
-/*
  * The runs this node left running in an earlier life: those whose
  * process is gone are marked lost now, the others kept in orphans[].
  * Runs of this life (the misfire pass may have started some) are left
@@ -627,7 +577,7 @@ orphans_check(struct store *st)
 		return;
 	for (i = k = 0; i < norphans; i++) {
 		o = &orphans[i];
-		if (pid_alive(o->o_pid, o->o_start)) {
+		if (spawn_alive(o->o_pid, o->o_start)) {
 			orphans[k++] = *o;
 			continue;
 		}

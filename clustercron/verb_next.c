@@ -98,7 +98,7 @@ verb_next(int argc, char **argv)
 	if (from != NULL) {
 		if (parse_from(from, &civil) == -1)
 			errx(1, "-f %s: expected YYYY-MM-DD HH:MM[:SS]", from);
-		t = tz_local_to_utc(tz, civil);
+		t = (time_t)tz_local_to_utc(tz, civil);
 		/* "Strictly after FROM": a skipped FROM is already past. */
 		if (tz_offset(tz, t) + (int64_t)t != civil)
 			t--;

@@ -406,6 +406,14 @@ int	 spawn_kill(const struct spawn_job *, int);
 void	 spawn_free(struct spawn_job *);
 const char *spawn_stepname(int);
 /*
+ * spawn_alive() says whether pid is a live process (one that exists,
+ * EPERM included) that may be the one started at start_ms (wall clock,
+ * ms since the epoch; 0: not checked): as far as /proc tells, it did
+ * not start more than a minute after that, as a process that got the
+ * pid again would.  Where /proc cannot tell, an existing pid counts.
+ */
+int	 spawn_alive(pid_t, int64_t);
+/*
  * spawn_plain() returns the words of cmd when /bin/sh would do nothing
  * with it but split it at blanks and exec its first word (or second,
  * after "exec"), a path: a NULL-terminated array in one allocation, to

@@ -883,6 +883,53 @@ spawn_kill(const struct spawn_job *job, int sig)
 	return (-1);
 }
 
+/*
+ * A process started this long after its run is another one that got the
+ * pid again.  Generous, as the wall clock may have been set meanwhile.
+ */
+#define PID_REUSE_MS	60000
+
+int
+spawn_alive(pid_t pid, int64_t start_ms)
+{
+	FILE		*fp;
+	char		 path[64], buf[1024], *p;
+	unsigned long long ticks, btime = 0;
+	long		 hz;
+	int64_t		 started;
+	int		 i;
+
+	if (pid <= 0)
+		return (0);
+	if (kill(pid, 0) == -1 && errno != EPERM)
+		return (0);
+	if (start_ms == 0)
+		return (1);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return (1);
+	p = fgets(buf, sizeof(buf), fp);
+	fclose(fp);
+	/* After the command, in parentheses, field 22 is the start. */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+		return (1);
+	for (i = 2; i < 22 && p != NULL; i++)
+		if ((p = strchr(p + 1, ' ')) == NULL)
+			return (1);
+	if (sscanf(p, " %llu", &ticks) != 1)
+		return (1);
+	if ((fp = fopen("/proc/stat", "r")) == NULL)
+		return (1);
+	while (fgets(buf, sizeof(buf), fp) != NULL)
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(fp);
+	if (btime == 0 || (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		return (1);
+	started = (int64_t)btime * 1000 + (int64_t)(ticks * 1000 / hz);
+	return (started <= start_ms + PID_REUSE_MS);
+}
+
 /* Output buffers. */
 
 void

@@ -873,6 +873,26 @@ test_until(void)
 	}
 }
 
+/* spawn_alive(): a live pid, a pid gone, a pid taken by a later process. */
+static void
+test_alive(void)
+{
+	pid_t	 pid;
+	int	 status;
+
+	ok(spawn_alive(getpid(), 0), "this process lives");
+	ok(spawn_alive(getpid(), clock_now_ms()),
+	    "and started before now");
+	ok(!spawn_alive(getpid(), 946684800000LL),
+	    "but not before 2000: a run started then had another pid");
+	ok(spawn_alive(1, 0), "pid 1 lives");
+	if ((pid = fork()) == 0)
+		_exit(0);
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid, "a child reaped");
+	ok(!spawn_alive(pid, 0), "its pid is gone");
+	ok(!spawn_alive(0, 0) && !spawn_alive(-1, 0), "no pid at all");
+}
+
 int
 main(void)
 {
@@ -911,6 +931,7 @@ main(void)
 	test_io();
 	test_child_state();
 	test_kill();
+	test_alive();
 	test_launch();
 	test_plain();
 	test_until();
