@@ -102,12 +102,4 @@ int	 daemon_main(int, char **);
  */
 struct cron_tz *tz_load(const char *, char *, size_t);
 
-
-/*
- * tz_local_to_utc() turns a wall-clock time in a zone (seconds since the
- * epoch as if the zone were UTC) into the UTC instant: the first
- * occurrence of a repeated time, the jump for a skipped one.
- */
-time_t	 tz_local_to_utc(const struct cron_tz *, int64_t);
-
 #endif /* CLUSTERCRON_H */

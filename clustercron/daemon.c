@@ -7,7 +7,11 @@
  * store, loads the tables and then lives in one loop that owns time: it
  * sleeps in ppoll() until the earliest timer, a signal, a table change
  * or a job's output, and does what is due.  There is no per-minute
- * scan: every job has one timer in a heap, due at its next fire.
+ * scan: every job has one timer in a heap, due at its next fire.  This
+ * file is the top of the daemon's chain (daemon.h): it alone reads the
+ * clock, and it alone carries news from one module to another (lost
+ * runs from node.c to claim.c, a misfire pass due from gate.c, stored
+ * tables due from node.c to loader.c).
  *
  * Forks.  A store connection belongs to the process that opened it:
  * SQLite's POSIX locks are not inherited, and a MariaDB session cannot
@@ -20,22 +24,10 @@
  * ends in execve() or _exit(): it runs no exit handler that could
  * finalise a connection.
  *
- * Time.  Fires are instants on the wall clock, and the wall clock can
- * jump: a suspended laptop resumes hours later, NTP steps the clock, an
- * operator sets it.  Every turn of the loop compares how far the wall
- * clock moved with how far the monotonic clock moved; a difference of
- * more than JUMP_SLACK is a jump.  As cron(8) does:
- *
- *  - a small jump forward (up to three hours) runs what it skipped,
- *    each job once: every job whose timer fell in the gap fires once
- *    and is then rescheduled from the present (d_jump_floor);
- *  - a small jump backward runs nothing twice: the timers were set for
- *    instants after the old present and simply wait for them;
- *  - a jump of more than three hours either way is not made up for:
- *    every job is rescheduled from the present.
- *
- * DST is not a jump: fires are UTC instants computed by sched_next(),
- * which applies cron's rules for skipped and repeated local times.
+ * Time.  Each turn starts with both clocks read into a tick (tick.c),
+ * which every module below takes its time from; a jump of the wall
+ * clock is found there and handled here (a big one reschedules every
+ * job; tick.c says why).
  *
  * The loop learns of a set clock at once, not at its next wake-up,
  * through a timerfd armed far in the future with
@@ -75,8 +67,6 @@
 #include "store.h"
 #include "tabsrv.h"
 
-#define JUMP_SLACK	2000			/* ms */
-#define JUMP_BIG	(3 * 3600 * 1000LL)	/* ms */
 #define FAR_FUTURE	7258118400LL		/* 2200-01-01 */
 
 struct daemon	 D;
@@ -87,6 +77,8 @@ static struct pidfh		*pfh;
 static int			 log_elsewhere;	/* not on stderr */
 static int			 detached;	/* stderr: the parent */
 static char			 open_error[STORE_MSGLEN];
+static struct mtimer		 open_t;	/* store reconnection */
+static struct mtimer		 stop_t;	/* the shutdown grace */
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -108,15 +100,17 @@ static int	 await_ready(int, pid_t);
 static void	 log_setup(void);
 static void	 ready(void);
 static void	 sighandler(int);
-static void	 store_connect(struct mtimer *);
-static void	 stop_begin(void);
-static void	 stop_expired(struct mtimer *);
-static void	 loop(void);
-static void	 clock_check(int64_t *, int64_t *);
+static void	 store_connect(struct mtimer *, struct tick *);
+static void	 stop_begin(struct tick *);
+static void	 stop_expired(struct mtimer *, struct tick *);
+static void	 loop(struct tick *);
+static void	 clock_read(struct tick *);
+static void	 clock_turn(struct tick *);
+static void	 news(struct tick *);
 static int	 timerfd_arm(int);
-static void	 reboot_jobs(void);
+static void	 reboot_jobs(struct tick *);
 static void	 mkparent(const char *);
-static void	 ctab_serve(void);
+static void	 ctab_serve(struct tick *);
 
 static void
 usage(void)
@@ -168,152 +162,126 @@ mkparent(const char *path)
 	free(dir);
 }
 
-/* Write an instant as 2026-03-08T08:00:00Z. */
-void
-fmt_utc(time_t t, char *buf, size_t len)
-{
-	struct tm	 tm;
-
-	if (gmtime_r(&t, &tm) == NULL)
-		snprintf(buf, len, "%lld", (long long)t);
-	else
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Whether cluster jobs may be claimed now. */
-int
-store_usable(void)
-{
-	return (D.d_st != NULL && !D.d_store_down);
-}
-
-/*
- * A store call failed.  The node runs no cluster job until a call
- * succeeds again; that is logged once per outage, not at every fire.
- * Every outage owes a pass over the misfires when it ends.  A conflict
- * is no outage: it is logged and the store stays usable.
- */
-void
-store_failed(const char *what, const struct store_error *se)
-{
-	if (se->se_class == STORE_CONFLICT) {
-		/* The store answered; someone else's row was in the way. */
-		log_warnx("(CRON) STORE (%s: %s)", what, se->se_msg);
-		return;
-	}
-	if (!D.d_store_down)
-		log_warnx("(CRON) STORE DOWN (%s: %s; running no cluster job)",
-		    what, se->se_msg);
-	D.d_store_down = 1;
-	D.d_recover = 1;
-}
-
 /*
  * Open the store, now or when the reconnection timer comes due.  The
  * store reconnects by itself once open; this is for a store that could
  * not be opened at all.
  */
 static void
-store_connect(struct mtimer *t)
+store_connect(struct mtimer *t, struct tick *tk)
 {
 	struct store_config	 sc;
 	struct store_error	 se;
 
-	memset(&sc, 0, sizeof(sc));
-	sc.sc_url = D.d_conf.c_store;
-	sc.sc_mysql_file = D.d_conf.c_mysql_file;
-	sc.sc_mysql_group = D.d_conf.c_mysql_group;
-	sc.sc_node = D.d_conf.c_node;
+	store_config_fill(&sc);
 	sc.sc_output_max = D.d_conf.c_output_max;
 	sc.sc_busy_timeout = D.d_conf.c_busy_ms;
-	sc.sc_idle_trx_timeout = store_idle_trx();
 	if (store_open(&sc, &D.d_st, &se) == -1) {
-		if (!D.d_store_down)
-			log_warnx("(CRON) STORE DOWN (%s; running no cluster "
-			    "job)", se.se_msg);
-		D.d_store_down = 1;
-		D.d_recover = 1;
+		gate_store_unopened(se.se_msg);
 		strlcpy(open_error, se.se_msg, sizeof(open_error));
 		if (D.d_backend == STORE_MYSQL)
-			mtimer_set(&D.d_open_timer,
-			    D.d_mono_now + D.d_conf.c_retry_ms);
+			mtimer_set(&open_t, tk->tk_mono + D.d_conf.c_retry_ms);
 		return;
 	}
 	D.d_mysql = strcmp(store_backend(D.d_st), "mysql") == 0;
-	if (D.d_store_down)
-		log_info("(CRON) STORE BACK (%s)", store_backend(D.d_st));
-	D.d_store_down = 0;
+	gate_store_opened(store_backend(D.d_st));
 	if (t != NULL) {
 		/*
 		 * Reconnected after a failed start: catch up, once the
 		 * node has measured its clock (node.c).
 		 */
-		tables_register(1);
-		node_start();
-		fire_recover();
+		loader_register(1, tk);
+		node_start(tk);
+		claim_recover(tk);
 	}
 }
 
 static void
-stop_begin(void)
+stop_begin(struct tick *tk)
 {
 	if (D.d_stopping)
 		return;
 	D.d_stopping = 1;
 	(void)sdnotify("STOPPING=1\nSTATUS=stopping, %zu jobs running",
-	    run_count());
+	    proc_count());
 	log_info("(CRON) STOPPING (%zu running, waiting up to %llds)",
-	    run_count(), (long long)(D.d_conf.c_shutdown_ms / 1000));
-	/* No more fires: empty the wall-clock heap. */
-	while (heap_top(&D.d_wall) != NULL)
-		heap_del(&D.d_wall, heap_top(&D.d_wall));
-	run_killall(0);
-	mtimer_del(&D.d_check_timer);
+	    proc_count(), (long long)(D.d_conf.c_shutdown_ms / 1000));
+	/* No more fires, no retries. */
+	jobs_unschedule_all();
+	fire_stop(tk);
 	/* node.c heartbeats on while jobs run: the node is alive. */
-	mtimer_del(&D.d_scan_timer);
-	mtimer_del(&D.d_open_timer);
-	timer_init(&D.d_stop_timer, stop_expired, NULL);
-	mtimer_set(&D.d_stop_timer,
-	    D.d_mono_now + D.d_conf.c_shutdown_ms);
+	loader_stop();
+	mtimer_del(&open_t);
+	mtimer_init(&stop_t, stop_expired, NULL);
+	mtimer_set(&stop_t, tk->tk_mono + D.d_conf.c_shutdown_ms);
 }
 
 static void
-stop_expired(struct mtimer *t)
+stop_expired(struct mtimer *t, struct tick *tk)
 {
-	if (run_count() > 0) {
+	if (proc_count() > 0) {
 		log_warnx("(CRON) STOPPING (killing %zu jobs still running "
-		    "after the grace)", run_count());
-		run_killall(SIGKILL);
+		    "after the grace)", proc_count());
+		proc_killall(SIGKILL);
 	}
 }
 
+/* The tick's reader: the clocks, read again within a turn. */
+static void
+clock_read(struct tick *tk)
+{
+	tk->tk_wall = clock_now_ms();
+	tk->tk_mono = clock_mono();
+}
+
 /*
- * Compare the wall clock with the monotonic clock since the last turn
- * (see the comment at the top of the file).
+ * A new turn: the clocks read into the tick, and a jump of the wall
+ * clock handled (tick.c).
  */
 static void
-clock_check(int64_t *last_wall, int64_t *last_mono)
+clock_turn(struct tick *tk)
 {
-	int64_t	 expected, delta;
+	enum tick_jump	 j;
+	int64_t		 delta;
 
-	D.d_now = clock_now_ms();
-	D.d_mono_now = clock_mono();
-	D.d_jump_floor = 0;
-	expected = *last_wall + (D.d_mono_now - *last_mono);
-	delta = D.d_now - expected;
-	*last_wall = D.d_now;
-	*last_mono = D.d_mono_now;
-	if (delta <= JUMP_SLACK && delta >= -JUMP_SLACK)
+	j = tick_next(tk, clock_now_ms(), clock_mono(), &delta);
+	if (j == TICK_STEADY)
 		return;
 	log_info("(CRON) TIME JUMP (%s %lld s)",
 	    delta > 0 ? "forward" : "backward",
 	    (long long)(delta > 0 ? delta : -delta) / 1000);
-	if (D.d_stopping)
+	if (D.d_stopping) {
+		tk->tk_floor = 0;
 		return;
-	if (delta > JUMP_BIG || delta < -JUMP_BIG)
-		jobs_reschedule_all();
-	else if (delta > 0)
-		D.d_jump_floor = D.d_now;
+	}
+	if (j == TICK_FAR)
+		jobs_reschedule_all((time_t)(tk->tk_wall / 1000));
+}
+
+/*
+ * What the modules below have for one another: the runs node.c marked
+ * lost go to claim.c for reruns, the stored tables node.c found due to
+ * loader.c, a misfire pass gate.c says is due to claim.c (with the
+ * registrations that failed meanwhile first).
+ */
+static void
+news(struct tick *tk)
+{
+	struct lostrun	*lost;
+	size_t		 i, n;
+
+	if ((n = node_lost(&lost)) > 0) {
+		for (i = 0; i < n; i++)
+			claim_rerun(lost[i].lr_id, lost[i].lr_fire,
+			    lost[i].lr_attempt, tk);
+		free(lost);
+	}
+	if (node_tables_due())
+		loader_check_store(tk);
+	if (gate_kicked()) {
+		loader_register(0, tk);
+		claim_recover(tk);
+	}
 }
 
 /* Arm the clock-change detector; 0 or -1. */
@@ -331,17 +299,15 @@ timerfd_arm(int fd)
 #define POLL_FIXED	3	/* inotify, timerfd, ctab's socket */
 
 static void
-loop(void)
+loop(struct tick *tk)
 {
 	struct pollfd	*pfd = NULL;
-	struct fire	**pfire = NULL;
-	struct timer	*t, *t2;
-	struct mtimer	*mt;
+	struct proc	**pproc = NULL;
 	struct timespec	 ts, *tsp;
 	sigset_t	 empty;
 	size_t		 n, cap = 0, i, k;
-	int64_t		 last_wall, last_mono, wait, m = 0, w = 0;
-	int		 tfd, r;
+	int64_t		 wait, m = 0, w = 0;
+	int		 tfd, r, hm, hw;
 	short		 ev;
 	uint64_t	 exp;
 
@@ -351,18 +317,16 @@ loop(void)
 		close(tfd);
 		tfd = -1;
 	}
-	last_wall = clock_now_ms();
-	last_mono = clock_mono();
 
 	for (;;) {
-		clock_check(&last_wall, &last_mono);
+		clock_turn(tk);
 		if (got_term) {
 			got_term = 0;
-			stop_begin();
+			stop_begin(tk);
 		}
 		if (got_chld) {
 			got_chld = 0;
-			run_reap();
+			proc_reap(tk);
 		}
 		if (got_hup) {
 			got_hup = 0;
@@ -372,53 +336,50 @@ loop(void)
 				    D.d_conf.c_log_file);
 			if (!D.d_stopping) {
 				log_info("(CRON) RELOAD (SIGHUP)");
-				tables_scan_all(1);
+				loader_scan_all(1, tk);
 			}
 		}
-		if (D.d_stopping && run_count() == 0)
+		if (D.d_stopping && proc_count() == 0)
 			break;
 
 		/* What is due: monotonic timers, then fires. */
-		while ((t = heap_top(&D.d_mono)) != NULL &&
-		    t->t_when <= D.d_mono_now) {
-			heap_del(&D.d_mono, t);
-			mt = (struct mtimer *)t;
-			mt->mt_fn(mt);
-		}
-		while ((t = heap_top(&D.d_wall)) != NULL &&
-		    t->t_when <= D.d_now) {
-			heap_del(&D.d_wall, t);
-			fire_due((struct job *)t);
-		}
-		fire_flush();
-		run_record();
-		if (D.d_stopping && run_count() == 0)
+		mtimer_run(tk);
+		news(tk);
+		claim_due(tk);
+		claim_flush(tk);
+		record_flush(tk);
+		if (D.d_stopping && proc_count() == 0)
 			break;
 
 		/*
 		 * Sleep until the earliest of them; with none, until a
-		 * signal or a descriptor.  A timer the turn ran past
-		 * means no sleep at all, whatever its distance.
+		 * signal or a descriptor.  A timer the turn ran past, or
+		 * a misfire pass due, means no sleep at all.
 		 */
-		if ((t = heap_top(&D.d_mono)) != NULL)
-			m = t->t_when - D.d_mono_now;
-		if ((t2 = heap_top(&D.d_wall)) != NULL)
-			w = t2->t_when - clock_now_ms();
+		hm = mtimer_next(&m);
+		if (hm)
+			m -= tk->tk_mono;
+		hw = jobs_next(&w);
+		if (hw)
+			w -= clock_now_ms();
 		tsp = NULL;
-		if (clock_sleep(t != NULL ? &m : NULL, t2 != NULL ? &w : NULL,
-		    &wait)) {
+		if (gate_kick_pending()) {
+			hm = 1;
+			m = 0;
+		}
+		if (clock_sleep(hm ? &m : NULL, hw ? &w : NULL, &wait)) {
 			ts.tv_sec = wait / 1000;
 			ts.tv_nsec = (wait % 1000) * 1000000;
 			tsp = &ts;
 		}
 
-		n = run_count() * SPAWN_NPOLLFD + POLL_FIXED;
+		n = proc_count() * SPAWN_NPOLLFD + POLL_FIXED;
 		if (n > cap) {
 			cap = n * 2;
 			pfd = xreallocarray(pfd, cap, sizeof(*pfd));
-			pfire = xreallocarray(pfire, cap, sizeof(*pfire));
+			pproc = xreallocarray(pproc, cap, sizeof(*pproc));
 		}
-		pfd[0].fd = D.d_ino;
+		pfd[0].fd = loader_fd();
 		pfd[0].events = POLLIN;
 		pfd[1].fd = tfd;
 		pfd[1].events = POLLIN;
@@ -426,7 +387,7 @@ loop(void)
 		    tabsrv_fd(D.d_tabsrv) : -1;
 		pfd[2].events = POLLIN;
 		n = POLL_FIXED;
-		run_pollfds(pfd, &n, cap, pfire);
+		proc_pollfds(pfd, &n, cap, pproc);
 
 		r = ppoll(pfd, n, tsp, &empty);
 		if (r == -1) {
@@ -436,8 +397,10 @@ loop(void)
 		}
 		if (r == 0)
 			continue;
+		/* Time passed in the sleep. */
+		tick_read(tk);
 		if (pfd[0].revents != 0)
-			tables_inotify();
+			loader_inotify(tk);
 		if (pfd[1].revents != 0) {
 			/* The clock was set: the next turn sees the jump. */
 			if (read(tfd, &exp, sizeof(exp)) == -1 &&
@@ -445,21 +408,21 @@ loop(void)
 				timerfd_arm(tfd);
 		}
 		if (pfd[2].revents != 0)
-			ctab_serve();
+			ctab_serve(tk);
 		/*
-		 * A fire's descriptors are next to each other; run_io()
-		 * once per fire, as it may free the fire.
+		 * A proc's descriptors are next to each other; proc_io()
+		 * once per proc, as it may free the proc.
 		 */
 		for (i = POLL_FIXED; i < n; i = k) {
 			ev = 0;
-			for (k = i; k < n && pfire[k] == pfire[i]; k++)
+			for (k = i; k < n && pproc[k] == pproc[i]; k++)
 				ev |= pfd[k].revents;
 			if (ev != 0)
-				run_io(pfire[i], ev);
+				proc_io(pproc[i], ev, tk);
 		}
 	}
 	free(pfd);
-	free(pfire);
+	free(pproc);
 	if (tfd != -1)
 		close(tfd);
 }
@@ -470,15 +433,15 @@ loop(void)
  * waiting to notice the change.
  */
 static void
-ctab_serve(void)
+ctab_serve(struct tick *tk)
 {
 	char	 owner[256];
 
 	if (tabsrv_serve(D.d_tabsrv, D.d_st, owner, sizeof(owner)) == 1) {
 		log_info("(%s) REPLACE (stored table, by ctab)", owner);
-		tables_check_store();
+		loader_check_store(tk);
 		setproctitle("node %s, %zu jobs", D.d_conf.c_node,
-		    D.d_njobs);
+		    jobtab_count());
 	}
 }
 
@@ -488,7 +451,7 @@ ctab_serve(void)
  * emptied at boot (/run), remembers that it has.
  */
 static void
-reboot_jobs(void)
+reboot_jobs(struct tick *tk)
 {
 	int	 fd;
 
@@ -502,7 +465,7 @@ reboot_jobs(void)
 		return;
 	}
 	close(fd);
-	jobs_reboot();
+	claim_reboot(tk);
 }
 
 /*
@@ -784,7 +747,7 @@ ready(void)
 
 	/* MAINPID: a forking unit's manager knew only the parent. */
 	(void)sdnotify("READY=1\nSTATUS=node %s, %zu jobs, store %s\n"
-	    "MAINPID=%ld", D.d_conf.c_node, D.d_njobs, D.d_st != NULL ?
+	    "MAINPID=%ld", D.d_conf.c_node, jobtab_count(), D.d_st != NULL ?
 	    store_backend(D.d_st) : "down", (long)getpid());
 	if (!detached)
 		return;
@@ -809,6 +772,7 @@ daemon_main(int argc, char **argv)
 	pid_t			 other;
 	const char		*conffile = PATH_CONF, *node = NULL, *errstr;
 	const char		*mailer = NULL;
+	struct tick		 tk;
 	int			 ch, explicit = 0, notify;
 	char			 errbuf[256];
 
@@ -818,9 +782,6 @@ daemon_main(int argc, char **argv)
 	notify = sdnotify_init();
 	D.d_uid = getuid();
 	D.d_root = geteuid() == 0;
-	D.d_ino = -1;
-	RB_INIT(&D.d_tables);
-	LIST_INIT(&D.d_fires);
 	D.d_loglevel = LL_START;
 
 	/*
@@ -984,10 +945,10 @@ daemon_main(int argc, char **argv)
 		start_warn("raising the limit on open files: %s",
 		    strerror(errno));
 
-	D.d_now = clock_now_ms();
-	D.d_mono_now = clock_mono();
-	timer_init(&D.d_open_timer, store_connect, NULL);
-	store_connect(NULL);
+	tick_init(&tk, clock_now_ms(), clock_mono(), clock_read);
+	fire_init();
+	mtimer_init(&open_t, store_connect, NULL);
+	store_connect(NULL, &tk);
 	if (D.d_st == NULL && D.d_backend != STORE_MYSQL)
 		start_fatal("cannot open the store %s: %s", D.d_conf.c_store,
 		    open_error);
@@ -1001,21 +962,21 @@ daemon_main(int argc, char **argv)
 		log_info("(CRON) INFO (not root: running the tables of %s "
 		    "only)", D.d_user);
 
-	if (tables_init() == -1)
+	if (loader_init(&tk) == -1)
 		log_warnx("(CRON) INFO (%s: checking tables every %llds)",
 		    D.d_noinotify ? "inotify disabled (-i)" :
 		    "inotify unavailable",
 		    (long long)(D.d_conf.c_check_ms / 1000));
-	tables_scan_all(0);
-	tables_register(1);
-	setproctitle("node %s, %zu jobs", D.d_conf.c_node, D.d_njobs);
+	loader_scan_all(0, &tk);
+	loader_register(1, &tk);
+	setproctitle("node %s, %zu jobs", D.d_conf.c_node, jobtab_count());
 	/* The node's clock is measured before the first claim (node.c). */
 	metrics_init();
-	if (store_usable()) {
-		node_start();
-		fire_recover();
+	if (gate_store_up()) {
+		node_start(&tk);
+		claim_recover(&tk);
 	}
-	reboot_jobs();
+	reboot_jobs(&tk);
 	/*
 	 * Give back what loading, registering and the misfire pass used
 	 * for a while: the daemon's size also prices every fork().
@@ -1023,34 +984,21 @@ daemon_main(int argc, char **argv)
 	malloc_trim(0);
 
 	ready();
-	loop();
-	run_flush();
+	loop(&tk);
+	record_final(&tk);
 
 	log_info("(CRON) DEATH (%s)", got_term || D.d_stopping ?
 	    "stopped by signal" : "exiting");
 	tabsrv_close(D.d_tabsrv);
-	tables_free();
+	fire_free_all();
+	record_free();
+	loader_free();
+	jobtab_free();
 	node_free();
 	metrics_free();
-	store_close(D.d_hb);
+	mtimer_free();
 	store_close(D.d_st);
-	heap_free(&D.d_wall);
-	heap_free(&D.d_mono);
 	free(D.d_path);
 	pidfile_remove(pfh);
 	return (0);
-}
-
-/*
- * How long a transaction of this node's may sit idle before the server
- * rolls it back and closes its connection: one heartbeat-interval.  A
- * node stopped inside a transaction (SIGSTOP, swapped out) holds row
- * locks the other nodes' claims wait for; this way they wait at most
- * that long, well within their own lease, and do not stall with it.
- * The daemon's own transactions are a few statements back to back.
- */
-unsigned int
-store_idle_trx(void)
-{
-	return ((unsigned int)(D.d_conf.c_heartbeat_ms / 1000));
 }

@@ -2,45 +2,49 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * fire.c: what happens when a job's timer comes due, and the misfire
- * pass after a start or an outage of the store.
- *
- * A fire's life, as this node sees it:
- *
- *	due --(node scope)--------------------------------> running
- *	due --(store unusable)----------------------------> not run here
- *	due --claim lost----------------------------------> another node's
- *	due --claim error---------------------------------> not run (fail
- *	                                                     closed), misfire
- *	                                                     pass owed; in
- *	                                                     doubt
- *	in doubt --store back, the claim was ours----------> running, or
- *	                                                     missed if too
- *	                                                     late (noted)
- *	in doubt --store back, it was not-----------------> another node's
- *	due --claim won--(overlap forbidden, one running)--> skipped (noted)
- *	due --claim won-----------------------------------> running
- *	running --exit 0 or no retries left---------------> finished
- *	running --failed, retries left--> waiting --delay--> running (next
- *	                                                     attempt)
- *	missed (no node claimed it in time) --catch-up policy, within the
- *	    grace, claim won--> running; otherwise claim won --> missed
- *	    (noted)
- *	running --its node lost (marked by this node)--CLUSTERCRON_LOST=
- *	    rerun, first loss of the fire--> running (next attempt, here)
- *	due --node drained------------------------------> not run here;
- *	                                                     misfire pass
- *	                                                     owed
- *	due --node fenced (heartbeat too old)-----------> as store unusable
+ * fire.c: a fire's life on this node, under claim.c and node.c in the
+ * daemon's chain (daemon.h); it starts attempts through proc.c and
+ * records them through record.c.  A fire is every attempt of one (job,
+ * scheduled instant): claimed first when the job is cluster-wide, then
+ * started, retried, recorded, mailed.  What may happen to a fire is the
+ * table below, one row per (state, event), each with its next state and
+ * its action; fire_step() is the only place a fire's state changes, and
+ * it logs every transition at debug level ("FIRE" lines).  An action
+ * may yield a further event (a start that fails at once), which is
+ * stepped in turn; a fire that reaches a final state is freed.
  *
  * The claim is the only decision point between nodes: whatever a node
- * does with a fire (run it, note it skipped or missed) it does after
- * winning the fire's claim, so exactly one node decides each fire.
+ * does with a cluster fire (run it, note it skipped or missed) it does
+ * after winning the fire's claim, so exactly one node decides each
+ * fire.  The states before CLAIMED are claim.c's to leave (it talks to
+ * the store); from CLAIMED on the events come from claim.c (start or
+ * skip), proc.c (the attempt's life) and this file's retry timer.
+ *
+ * A fire copies what its attempts need from its job when it first
+ * starts, and holds its job otherwise only by handle and identity: the
+ * job may be read again or go away meanwhile.
+ *
+ * The environment is cron's: SHELL=/bin/sh, HOME, LOGNAME, USER,
+ * PATH=/usr/bin:/bin, then the table's variables (which may replace all
+ * but LOGNAME and USER), then the fire: CLUSTERCRON_FIRE_ID (the job's
+ * identity, '@', the instant in UTC), CLUSTERCRON_FIRE_TIME,
+ * CLUSTERCRON_JOB_ID, CLUSTERCRON_NODE and CLUSTERCRON_ATTEMPT.
+ * Nothing of the daemon's own environment or configuration reaches it.
+ *
+ * An attempt that outlives CLUSTERCRON_TIMEOUT is killed (proc.c).  A
+ * failed attempt (exit status other than 0, or a signal) of a job with
+ * CLUSTERCRON_RETRY is started again after the next delay, as an
+ * attempt of the same fire, without a new claim: the fire is ours.
+ * Each attempt is a run in the store and mails its own output.
  */
 
 #include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/tree.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,880 +56,902 @@
 #include "store.h"
 
 /*
- * A fire counts as missed once its timer is this late: the daemon was
- * stopped, starved or cut off from the store meanwhile.
+ * The actions.  Each runs after the fire took its new state and may
+ * return a further event (FE_NEVENTS: none), with its data.
  */
-#define LATE_MS		(60 * 1000)
-/*
- * Fires this recent (seconds, besides the claim deferral) are left to
- * the nodes firing them on time.
- */
-#define RECOVER_MARGIN	2
-/* How far the misfire pass walks one job's schedule. */
-#define RECOVER_STEPS	100000
-/* Newest runs of a job read to tell whether a fire was rerun. */
-#define RERUN_LOOK	200
-
-struct doubt;
-static void	 fire_one(struct job *, time_t, int);
-static void	 fire_won(struct job *, time_t, int, int);
-static void	 doubt_add(const char *, time_t, int);
-static int	 doubt_cmp(const void *, const void *);
-static int	 doubts_settle(void);
-static int	 doubt_settle(struct job *, const struct doubt *, int);
-static int	 queued_cmp(const void *, const void *);
-static int	 overlapping(struct job *, time_t);
-static int	 sjob_cmp(const void *, const void *);
-static void	 recover_timer(struct mtimer *);
-
-static struct mtimer	 recover_t = { { 0, TIMER_IDLE }, recover_timer, NULL };
-
-/*
- * The end of the lease under which the claims now being acted on were
- * made, monotonic ms, taken before they were sent (0: no lease, on
- * SQLite).  A node stopped anywhere from its claims to its jobs'
- * execve() (SIGSTOP, swapped out) past it starts none of them: the
- * others may have taken it for dead meanwhile and marked its claims
- * lost (node.c), and a renewal once it wakes does not change that.
- */
-static int64_t		 claim_until;
-
-/*
- * Cluster fires that came due in this turn of the loop.  They are
- * claimed together, one transaction for those due at the same instant,
- * so that a thousand jobs due at once cost the store one commit rather
- * than a thousand.
- */
-struct queued {
-	struct job	*q_job;
-	time_t		 q_fire;
+enum fire_action {
+	A_NONE,
+	A_KEEP,		/* keep it to settle later: the pass is owed */
+	A_CLAIMED,	/* say CLAIMED */
+	A_RERUN,	/* ours without a claim: a lost run's rerun */
+	A_NOT_WON,	/* say NOT CLAIMED (debug) */
+	A_RECORDED,	/* say LOST: another node recorded it */
+	A_SKIP,		/* say SKIPPED, note it */
+	A_START,	/* start an attempt */
+	A_NEXT,		/* start the next attempt */
+	A_EXEC,		/* say CMD, record the start */
+	A_NOSTART,	/* say CMD FAILED, record the failure */
+	A_FENCED,	/* say FENCED, keep it to settle later */
+	A_LOST_LATE,	/* say LOST: a rerun past its lease */
+	A_TIMEOUT,	/* say TIMEOUT (proc.c kills) */
+	A_END,		/* the attempt ended: say, record, mail */
+	A_RETRY		/* the same, then wait for the next attempt */
 };
-static struct queued	*queue;
-static size_t		 nqueue, queuecap;
 
-/*
- * Fires in doubt: their claim failed without an answer, so the claim
- * may have been committed all the same (the connection dropped after
- * the write).  If it was, no other node will run the fire and the
- * misfire pass, which looks only past the job's last claimed fire,
- * will not see it.  So they are asked about again, first thing, once
- * the store answers: the store knows whose each claim was (store.h).
- * Fires dropped because the store was already known to be down are
- * kept too: the misfire pass leaves recent fires to the nodes firing
- * them on time, and when every node dropped them nobody else would
- * claim or note them.
- */
-struct doubt {
-	char		 d_id[CRON_IDLEN + 1];
-	time_t		 d_fire;
-	int		 d_dropped;	/* never claimed: the store was down */
-	int		 d_done;
+struct row {
+	uint8_t		 r_valid;
+	uint8_t		 r_to;
+	uint8_t		 r_act;
 };
-static struct doubt	*doubts;
-static size_t		 ndoubts, doubtcap;
+#define T(to, act)	{ 1, (to), (act) }
 
 /*
- * The spreading delay of a job: its identity (hex digits, the same on
- * every node) taken modulo the spread, so that every node waits the
- * same time and jobs with the same schedule are spread evenly.
+ * The transition table: trans[state][event].  A pair not listed cannot
+ * happen; fire_step() refuses it loudly.
  */
-uint32_t
-job_spread(const uint8_t *id, uint32_t spread)
+static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
+	[FS_NEW] = {
+		[FE_DUE] =		T(FS_DUE, A_NONE),
+		[FE_LOCAL] =		T(FS_CLAIMED, A_NONE),
+		[FE_RERUN] =		T(FS_CLAIMED, A_RERUN),
+	},
+	[FS_DUE] = {
+		[FE_WON] =		T(FS_CLAIMED, A_CLAIMED),
+		[FE_WON_LATE] =		T(FS_MISSED, A_NONE),
+		[FE_NOT_WON] =		T(FS_OTHER, A_NOT_WON),
+		[FE_NO_ANSWER] =	T(FS_DOUBT, A_KEEP),
+		[FE_HOLD] =		T(FS_DROPPED, A_KEEP),
+		[FE_LEAVE] =		T(FS_LEFT, A_NONE),
+		[FE_GONE] =		T(FS_GONE, A_NONE),
+	},
+	[FS_DOUBT] = {
+		[FE_WON] =		T(FS_CLAIMED, A_CLAIMED),
+		[FE_WON_LATE] =		T(FS_MISSED, A_NONE),
+		[FE_NOT_WON] =		T(FS_OTHER, A_NONE),
+		[FE_RECORDED] =		T(FS_LOST, A_RECORDED),
+		[FE_GONE] =		T(FS_GONE, A_NONE),
+	},
+	[FS_DROPPED] = {
+		[FE_WON] =		T(FS_CLAIMED, A_CLAIMED),
+		[FE_WON_LATE] =		T(FS_MISSED, A_NONE),
+		[FE_NOT_WON] =		T(FS_OTHER, A_NONE),
+		[FE_RECORDED] =		T(FS_LOST, A_RECORDED),
+		[FE_GONE] =		T(FS_GONE, A_NONE),
+	},
+	[FS_CLAIMED] = {
+		[FE_START] =		T(FS_STARTING, A_START),
+		[FE_BUSY] =		T(FS_SKIPPED, A_SKIP),
+		[FE_UNSURE] =		T(FS_UNSURE, A_NONE),
+	},
+	[FS_STARTING] = {
+		[FE_EXEC] =		T(FS_RUNNING, A_EXEC),
+		[FE_NOSTART] =		T(FS_FAILED, A_NOSTART),
+		[FE_LATE] =		T(FS_DROPPED, A_FENCED),
+		[FE_LATE_RERUN] =	T(FS_LOST, A_LOST_LATE),
+		[FE_TIMEOUT] =		T(FS_STARTING, A_TIMEOUT),
+	},
+	[FS_RUNNING] = {
+		[FE_TIMEOUT] =		T(FS_RUNNING, A_TIMEOUT),
+		[FE_ENDED] =		T(FS_FINISHED, A_END),
+		[FE_ENDED_RETRY] =	T(FS_RETRY, A_RETRY),
+	},
+	[FS_RETRY] = {
+		[FE_RETRY_DUE] =	T(FS_STARTING, A_NEXT),
+		[FE_STOP] =		T(FS_STOPPED, A_NONE),
+	},
+};
+
+static const char *const state_names[FS_NSTATES] = {
+	"new", "due", "in doubt", "dropped", "claimed", "starting",
+	"running", "waiting to retry", "finished", "another node's",
+	"left to others", "skipped", "missed", "failed", "lost",
+	"not run (overlap unknown)", "gone", "stopped"
+};
+
+static const char *const event_names[FE_NEVENTS] = {
+	"due", "due here", "rerun", "won", "won too late", "not won",
+	"no answer", "held", "left", "recorded elsewhere", "job gone",
+	"start", "busy", "overlap unknown", "did not start", "late",
+	"rerun late", "exec'd", "timeout", "ended", "failed, retrying",
+	"retry due", "stop"
+};
+
+struct fire {
+	TAILQ_ENTRY(fire) f_entry;
+	enum fire_state	 f_state;
+	struct jobref	 f_ref;
+	char		 f_id[CRON_IDLEN + 1];
+	time_t		 f_instant;	/* the scheduled instant */
+	int		 f_attempt;	/* 1 for the first */
+	int		 f_cluster;	/* claimed in the store */
+	int64_t		 f_until;	/* mono ms: no start after; 0 none */
+	/* What its attempts need, copied at its first start. */
+	char		*f_owner;
+	char		*f_cmd;		/* as logged, escaped */
+	char		*f_label;	/* job_label(): "job: command" */
+	char		*f_rawcmd;
+	char		*f_input;
+	size_t		 f_inputlen;
+	char		**f_env;
+	uint8_t		 f_nretry;
+	uint32_t	 f_retry[CRON_MAXRETRY];
+	uint32_t	 f_timeout;
+	/* The attempt in flight. */
+	struct proc	*f_proc;
+	pid_t		 f_pid;
+	struct rec	*f_rec;
+	int64_t		 f_start;	/* ms, wall clock */
+	struct mtimer	 f_timer;	/* the delay before a retry */
+};
+TAILQ_HEAD(fires, fire);
+
+/*
+ * Fires waiting on the store (due, in doubt, dropped) and the others,
+ * which run here or are about to.
+ */
+static struct fires	 waiting = TAILQ_HEAD_INITIALIZER(waiting);
+static struct fires	 live = TAILQ_HEAD_INITIALIZER(live);
+
+/* Attempts in flight here, by job identity: what overlap asks. */
+struct inflight {
+	RB_ENTRY(inflight) i_entry;
+	char		 i_id[CRON_IDLEN + 1];
+	size_t		 i_n;
+};
+int	 inflight_cmp(struct inflight *, struct inflight *);
+RB_HEAD(inflights, inflight);
+RB_PROTOTYPE(inflights, inflight, i_entry, inflight_cmp);
+RB_GENERATE(inflights, inflight, i_entry, inflight_cmp);
+static struct inflights	 inflights = RB_INITIALIZER(&inflights);
+
+static enum fire_event act(struct fire *, enum fire_action,
+		    const struct fire_data *, struct fire_data *,
+		    struct tick *);
+static enum fire_event attempt_start(struct fire *, const struct job *,
+		    struct fire_data *, struct tick *);
+static void	 attempt_end(struct fire *, const struct fire_data *,
+		    struct tick *);
+static void	 prepare(struct fire *, const struct job *);
+static void	 unprepare(struct fire *);
+static void	 fire_free(struct fire *);
+static void	 inflight_add(const char *, int);
+static void	 on_proc(const struct proc_event *, struct tick *);
+static void	 retry_timer(struct mtimer *, struct tick *);
+static char	*input_lines(const char *, size_t *);
+static struct passwd *owner_pw(const char *, const struct tick *);
+static char	**env_build(const struct fire *, const struct job *,
+		    const struct passwd *);
+static void	 mail_output(struct fire *, const struct passwd *, int,
+		    const struct outbuf *, struct tick *);
+static void	 log_job(const struct fire *, const char *);
+static void	 log_output(const struct fire *, const struct outbuf *);
+static int	 is_final(enum fire_state);
+
+int
+inflight_cmp(struct inflight *a, struct inflight *b)
 {
-	uint64_t	 h = 0;
-	int		 i;
+	return (strcmp(a->i_id, b->i_id));
+}
 
-	if (spread == 0)
+void
+fire_init(void)
+{
+	proc_init(on_proc);
+}
+
+const char *
+fire_state_name(enum fire_state s)
+{
+	return (s < FS_NSTATES ? state_names[s] : "?");
+}
+
+const char *
+fire_event_name(enum fire_event e)
+{
+	return (e < FE_NEVENTS ? event_names[e] : "?");
+}
+
+/*
+ * The table itself, for its tests: whether (s, e) is a transition, and
+ * its next state in *to.
+ */
+int
+fire_transition(enum fire_state s, enum fire_event e, enum fire_state *to)
+{
+	if (s >= FS_NSTATES || e >= FE_NEVENTS || !trans[s][e].r_valid)
 		return (0);
-	/* The first 12 hex digits. */
-	for (i = 0; i < 6; i++)
-		h = h * 256 + id[i];
-	return ((uint32_t)(h % spread));
+	*to = trans[s][e].r_to;
+	return (1);
 }
 
-/* The store answered: end an outage and settle its misfires. */
-void
-fire_store_ok(void)
-{
-	if (D.d_store_down) {
-		log_info("(CRON) STORE BACK (cluster jobs resume)");
-		D.d_store_down = 0;
-	}
-	if (D.d_recover && !mtimer_queued(&recover_t) && !D.d_stopping)
-		mtimer_set(&recover_t, D.d_mono_now);
-}
-
-static void
-recover_timer(struct mtimer *t)
-{
-	/* Registrations that failed meanwhile are still pending. */
-	tables_register(0);
-	fire_recover();
-}
-
-/* A job's timer: schedule its next fire, then deal with this one. */
-void
-fire_due(struct job *j)
-{
-	struct timer	*t = &j->j_timer;
-	time_t		 fire = job_fire(j), after = fire;
-	int64_t		 late;
-	char		 id[CRON_IDLEN + 1];
-
-	/*
-	 * Another live node is this fire's preferred claimant: give it
-	 * claim_defer to claim first (node.c).  Decided now, with the
-	 * nodes alive now.
-	 */
-	if (job_opts(j)->o_scope == SCOPE_CLUSTER &&
-	    !(j->j_flags & JOB_DEFERRED) && D.d_conf.c_defer_ms > 0 &&
-	    !node_preferred(job_id(j, id), fire)) {
-		j->j_flags |= JOB_DEFERRED;
-		heap_set(&D.d_wall, &j->j_timer, t->t_when +
-		    D.d_conf.c_defer_ms);
-		return;
-	}
-	late = D.d_now - ((int64_t)fire + job_delay(j)) * 1000;
-	if (D.d_jump_floor != 0 && after < D.d_jump_floor / 1000)
-		after = (time_t)(D.d_jump_floor / 1000);
-	if (late > LATE_MS && D.d_jump_floor == 0) {
-		/*
-		 * Not a jump of the clock but a daemon that could not
-		 * keep up (stopped, swapped out): the fires it slept
-		 * through are misfires, not a burst of runs.
-		 */
-		after = (time_t)(D.d_now / 1000);
-		job_schedule(j, after);
-		if (job_opts(j)->o_scope == SCOPE_CLUSTER) {
-			D.d_recover = 1;
-			if (!mtimer_queued(&recover_t) && !D.d_stopping)
-				mtimer_set(&recover_t, D.d_mono_now);
-		}
-		return;
-	}
-	job_schedule(j, after);
-	if (job_opts(j)->o_scope == SCOPE_CLUSTER && !D.d_stopping) {
-		/* Claimed together with the others due now: fire_flush(). */
-		if (nqueue == queuecap) {
-			queuecap = queuecap == 0 ? 64 : queuecap * 2;
-			queue = xreallocarray(queue, queuecap,
-			    sizeof(*queue));
-		}
-		queue[nqueue].q_job = j;
-		queue[nqueue].q_fire = fire;
-		nqueue++;
-		return;
-	}
-	fire_one(j, fire, 0);
-}
-
-/*
- * Whether a run of the job is in flight, here or, for cluster jobs,
- * on any node by the store's runs.  -1 when the store cannot tell.
- *
- * A run the store still calls running is not always running: its
- * daemon may have died.  So that such a row does not forbid the job
- * for ever, this node's own rows count only while their process is
- * alive (a daemon killed and restarted leaves its jobs running, and
- * they still count).  Another node's rows count until failure
- * detection marks them lost (node.c), node-timeout after that node fell
- * silent: this node's list of live nodes is as old as its last
- * heartbeat and does not yet know a node that started since, so it
- * cannot tell a dead node from a new one.
- */
 static int
-overlapping(struct job *j, time_t fire)
+is_final(enum fire_state s)
 {
-	struct store_run	*runs;
-	struct store_error	 se;
-	const struct store_run	*r;
-	size_t			 i, n;
-	int			 busy = 0, inflight;
-	char			 id[CRON_IDLEN + 1];
+	return (s >= FS_FINISHED);
+}
 
-	if (j->j_running > 0)
-		return (1);
-	if (job_opts(j)->o_scope == SCOPE_NODE)
-		return (0);
-	job_id(j, id);
-	/*
-	 * A node records a run only after it won the claim and forked, a
-	 * loop turn later (longer while it cannot write): meanwhile the
-	 * run shows as a claim of an earlier fire without a record.  Such
-	 * a claim counts for node-timeout; past that its node is dead or
-	 * cut off, and its runs would be lost anyway.  One node (SQLite)
-	 * knows its own runs in flight from j_running.  The claims are
-	 * read first: a run recorded after this read is found running by
-	 * the next one (unless it has ended), while in the other order a
-	 * run recorded between the two reads would be in neither.
-	 */
-	if (D.d_mysql) {
-		if (store_job_inflight(D.d_st, id, fire, (time_t)
-		    ((D.d_conf.c_node_timeout_ms + 999) / 1000), &inflight,
-		    &se) == -1) {
-			store_failed("reading claims in flight", &se);
-			return (-1);
-		}
-		if (inflight > 0)
-			return (1);
-	}
-	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
-		store_failed("reading running jobs", &se);
-		return (-1);
-	}
-	for (i = 0; i < n && !busy; i++) {
-		r = &runs[i];
-		if (strcmp(r->r_job, id) != 0 || r->r_fire == fire)
-			continue;
-		if (strcmp(r->r_node, D.d_conf.c_node) == 0) {
-			if (r->r_pid > 0 && (kill(r->r_pid, 0) == 0 ||
-			    errno == EPERM))
-				busy = 1;
-			continue;
-		}
-		busy = 1;
-	}
-	store_runs_free(runs, n);
-	return (busy);
+static int
+is_waiting(enum fire_state s)
+{
+	return (s == FS_DUE || s == FS_DOUBT || s == FS_DROPPED);
 }
 
 /*
- * One fire of a job: claimed first when the job is cluster-wide; with
- * catchup set this is the misfire pass's one catch-up run.
+ * A new fire of the job of handle ref and identity id, at the scheduled
+ * instant `fire' (UTC s), whose first attempt is number attempt.
  */
-static void
-fire_one(struct job *j, time_t fire, int catchup)
+struct fire *
+fire_new(const struct jobref *ref, const char *id, time_t fire, int attempt)
 {
-	struct store_error	 se;
-	char			 when[32], id[CRON_IDLEN + 1], label[JOB_LABELLEN];
-	int			 won;
+	struct fire	*f;
 
-	fmt_utc(fire, when, sizeof(when));
-	if (D.d_stopping)
-		return;
-	if (job_opts(j)->o_scope == SCOPE_NODE) {
-		if (job_opts(j)->o_overlap == OVERLAP_FORBID &&
-		    j->j_running > 0) {
-			fire_log(LOG_INFO, job_owner(j), "SKIPPED",
-			    D.d_conf.c_node, fire, job_label(j, label,
-			    sizeof(label)), "still running");
-			metrics_fire_noted(job_id(j, id), job_owner(j),
-			    RUN_SKIPPED);
+	f = xcalloc(1, sizeof(*f));
+	f->f_state = FS_NEW;
+	f->f_ref = *ref;
+	strlcpy(f->f_id, id, sizeof(f->f_id));
+	f->f_instant = fire;
+	f->f_attempt = attempt;
+	mtimer_init(&f->f_timer, retry_timer, f);
+	TAILQ_INSERT_TAIL(&live, f, f_entry);
+	return (f);
+}
+
+/*
+ * Feed the fire an event: look the transition up, log it, take the new
+ * state, carry out the action, and go on with the event the action
+ * yields, if any.  A fire that ends in a final state is freed.  An
+ * event its state has no row for is a bug: it is logged and the fire
+ * is left as it was.
+ */
+void
+fire_step(struct fire *f, enum fire_event ev, struct fire_data *d,
+    struct tick *tk)
+{
+	const struct row	*r;
+	struct fire_data	 next, cur;
+	enum fire_state		 from;
+
+	memset(&cur, 0, sizeof(cur));
+	if (d != NULL)
+		cur = *d;
+	while (ev != FE_NEVENTS) {
+		from = f->f_state;
+		r = &trans[from][ev];
+		if (!r->r_valid) {
+			log_warnx("(CRON) ERROR (fire %s@%lld: no transition "
+			    "from %s on %s)", f->f_id, (long long)f->f_instant,
+			    fire_state_name(from), fire_event_name(ev));
 			return;
 		}
-		run_start(j, fire, 0, 0);
-		return;
-	}
-
-	switch (node_may_claim()) {
-	case NC_OK:
-		break;
-	case NC_DRAINED:
-		/* Other nodes claim it; a pass is owed should none. */
-		D.d_recover = 1;
-		return;
-	case NC_FENCED:
-		D.d_recover = 1;
-		doubt_add(job_id(j, id), fire, 1);
-		return;
-	}
-	if (D.d_st == NULL) {
-		D.d_recover = 1;
-		doubt_add(job_id(j, id), fire, 1);
-		return;
-	}
-	if (D.d_recover && !catchup) {
-		/*
-		 * After an outage the misfire pass comes before any new
-		 * claim: a claim moves the job's last fire past the fires
-		 * missed meanwhile, which could then be neither claimed
-		 * nor noted.
-		 */
-		fire_recover();
-		if (D.d_recover) {
-			doubt_add(job_id(j, id), fire, 1);
-			return;
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, "CRON", "FIRE", D.d_conf.c_node,
+			    f->f_instant, f->f_id, "%s -> %s on %s",
+			    fire_state_name(from), fire_state_name(r->r_to),
+			    fire_event_name(ev));
+		if (is_waiting(r->r_to) != is_waiting(from)) {
+			TAILQ_REMOVE(is_waiting(from) ? &waiting : &live, f,
+			    f_entry);
+			TAILQ_INSERT_TAIL(is_waiting(r->r_to) ? &waiting :
+			    &live, f, f_entry);
 		}
+		f->f_state = r->r_to;
+		memset(&next, 0, sizeof(next));
+		ev = act(f, r->r_act, &cur, &next, tk);
+		cur = next;
 	}
-	claim_until = node_lease_until();
-	if (store_claim(D.d_st, job_id(j, id), fire, &won, &se) == -1) {
-		store_failed("claiming a fire", &se);
-		doubt_add(id, fire, 0);
-		return;
-	}
-	fire_store_ok();
-	metrics_claims(won, !won);
-	fire_won(j, fire, won, catchup);
+	if (is_final(f->f_state))
+		fire_free(f);
 }
 
-static void
-doubt_add(const char *id, time_t fire, int dropped)
+static enum fire_event
+act(struct fire *f, enum fire_action a, const struct fire_data *d,
+    struct fire_data *out, struct tick *tk)
 {
-	if (ndoubts == doubtcap) {
-		doubtcap = doubtcap == 0 ? 16 : doubtcap * 2;
-		doubts = xreallocarray(doubts, doubtcap, sizeof(*doubts));
-	}
-	strlcpy(doubts[ndoubts].d_id, id, sizeof(doubts[ndoubts].d_id));
-	doubts[ndoubts].d_fire = fire;
-	doubts[ndoubts].d_dropped = dropped;
-	doubts[ndoubts].d_done = 0;
-	ndoubts++;
-}
-
-static int
-doubt_cmp(const void *a, const void *b)
-{
-	const struct doubt	*da = a, *db = b;
-	int			 c;
-
-	if ((c = strcmp(da->d_id, db->d_id)) != 0)
-		return (c);
-	if (da->d_fire != db->d_fire)
-		return (da->d_fire < db->d_fire ? -1 : 1);
-	return (0);
-}
-
-/*
- * Ask the store whose the fire in doubt is: a read of the claims first,
- * then the claim made again, which wins it now if nobody had it.  Ours,
- * it runs if still on time (or within a catch-up grace), else it is
- * noted missed.  A dropped fire was never started on time: a misfire,
- * of which a job gets one catch-up, for the latest (last set) of its
- * dropped fires, as after any outage.  Returns -1 when the store
- * failed again.
- */
-static int
-doubt_settle(struct job *j, const struct doubt *d, int last)
-{
-	struct store_error	 se;
-	const struct cron_opts	*o = job_opts(j);
-	const char		*id = d->d_id;
-	time_t			 fire = d->d_fire;
-	time_t			 late = (time_t)(D.d_now / 1000) - fire;
+	const struct job	*j = d->fd_job;
 	char			 label[JOB_LABELLEN];
-	int			 won, rec;
 
-	claim_until = node_lease_until();
-	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
-	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
-		store_failed("settling a claim in doubt", &se);
-		return (-1);
-	}
-	metrics_claims(won, !won);
-	if (!won)
-		return (0);
-	/*
-	 * Ours, but recorded meanwhile: this node was taken for dead while
-	 * the fire was in doubt, and another marked the claim lost (and
-	 * may have run it again).
-	 */
-	if (store_fire_recorded(D.d_st, id, fire, &rec, &se) == -1) {
-		store_failed("settling a claim in doubt", &se);
-		return (-1);
-	}
-	if (rec > 0) {
+	switch (a) {
+	case A_NONE:
+		break;
+	case A_KEEP:
+		/* Settled by the misfire pass, which it now owes. */
+		gate_owe(0);
+		break;
+	case A_CLAIMED:
+		/* Beyond cron's lines: debug level unless -L 16. */
+		f->f_cluster = 1;
+		f->f_until = d->fd_until;
+		if (j == NULL || !(D.d_debug || D.d_loglevel & LL_FIRES))
+			break;
+		job_label(j, label, sizeof(label));
+		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
+		    job_owner(j), "CLAIMED", D.d_conf.c_node, f->f_instant,
+		    label, d->fd_catchup ? "catching up" : NULL);
+		break;
+	case A_RERUN:
+		/*
+		 * The conditional write that marked the run lost made this
+		 * node the only one to act on it: no new claim, but the
+		 * lease of this node bounds the start all the same.
+		 */
+		f->f_cluster = 1;
+		f->f_until = d->fd_until;
+		break;
+	case A_NOT_WON:
+		if (j == NULL || !D.d_debug)
+			break;
+		job_label(j, label, sizeof(label));
+		fire_log(LOG_DEBUG, job_owner(j), "NOT CLAIMED",
+		    D.d_conf.c_node, f->f_instant, label, "another node won");
+		break;
+	case A_RECORDED:
 		fire_log(LOG_INFO, job_owner(j), "LOST", D.d_conf.c_node,
-		    fire, job_label(j, label, sizeof(label)),
+		    f->f_instant, job_label(j, label, sizeof(label)),
 		    "taken for dead meanwhile, recorded by another node, "
 		    "not started");
-		return (0);
-	}
-	if ((!d->d_dropped && late <= LATE_MS / 1000) ||
-	    (d->d_dropped && last && o->o_misfire == MISFIRE_CATCHUP &&
-	    late <= (time_t)o->o_grace)) {
-		fire_won(j, fire, 1, 1);
-		return (0);
-	}
-	fire_log(LOG_INFO, job_owner(j), "MISSED", D.d_conf.c_node, fire,
-	    job_label(j, label, sizeof(label)), NULL);
-	metrics_fire_noted(id, job_owner(j), RUN_MISSED);
-	if (store_fire_note(D.d_st, id, fire, RUN_MISSED, D.d_now, &se) == -1) {
-		store_failed("noting a missed fire", &se);
-		return (-1);
-	}
-	return (0);
-}
-
-/*
- * Settle every fire in doubt whose job still exists, one pass over the
- * jobs with the doubts sorted by identity.  Those of jobs that went
- * away are dropped.  Returns -1, keeping what is left, when the store
- * failed again.  The pass works on the doubts taken out of the list:
- * settling one may add another (a catch-up that reaches its start past
- * its lease, fire_late()), which is kept for the next pass.
- */
-static int
-doubts_settle(void)
-{
-	struct table	*tb;
-	struct doubt	 key, *d, *set = doubts;
-	size_t		 k, i, lo, hi, last, nset = ndoubts;
-	int		 rv = 0;
-
-	if (nset == 0)
-		return (0);
-	doubts = NULL;
-	ndoubts = doubtcap = 0;
-	qsort(set, nset, sizeof(*set), doubt_cmp);
-	RB_FOREACH(tb, tables, &D.d_tables) {
-		for (k = 0; k < tb->tb_njobs && rv == 0; k++) {
-			if (job_opts(&tb->tb_jobs[k])->o_scope != SCOPE_CLUSTER)
-				continue;
-			table_job_id(tb, k, key.d_id);
-			key.d_fire = 0;
-			/* The first doubt of this job, if any. */
-			for (lo = 0, hi = nset; lo < hi; ) {
-				i = lo + (hi - lo) / 2;
-				if (doubt_cmp(&set[i], &key) < 0)
-					lo = i + 1;
-				else
-					hi = i;
-			}
-			/* Its latest dropped fire, for the one catch-up. */
-			last = nset;
-			for (i = lo; i < nset &&
-			    strcmp(set[i].d_id, key.d_id) == 0; i++)
-				if (set[i].d_dropped && !set[i].d_done)
-					last = i;
-			for (i = lo; i < nset && rv == 0; i++) {
-				d = &set[i];
-				if (strcmp(d->d_id, key.d_id) != 0)
-					break;
-				if (d->d_done)
-					continue;
-				if (doubt_settle(&tb->tb_jobs[k], d,
-				    i == last) == -1)
-					rv = -1;
-				else
-					d->d_done = 1;
-			}
-		}
-	}
-	if (rv == -1)
-		for (i = 0; i < nset; i++)
-			if (!set[i].d_done)
-				doubt_add(set[i].d_id, set[i].d_fire,
-				    set[i].d_dropped);
-	free(set);
-	return (rv);
-}
-
-/* The claim of a fire was decided: run it if it is ours. */
-static void
-fire_won(struct job *j, time_t fire, int won, int catchup)
-{
-	struct store_error	 se;
-	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
-	int			 busy;
-
-	job_id(j, id);
-	label[0] = '\0';
-	/* Not made for a line that is not logged: this is every fire. */
-	if (D.d_debug || (won && D.d_loglevel & LL_FIRES))
-		job_label(j, label, sizeof(label));
-	if (!won) {
-		if (D.d_debug)
-			fire_log(LOG_DEBUG, job_owner(j), "NOT CLAIMED",
-			    D.d_conf.c_node, fire, label, "another node won");
-		return;
-	}
-	/* Beyond cron's lines: at debug level unless -L says LL_FIRES. */
-	if (D.d_debug || D.d_loglevel & LL_FIRES)
-		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
-		    job_owner(j), "CLAIMED", D.d_conf.c_node, fire, label,
-		    catchup ? "catching up" : NULL);
-	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
-		if ((busy = overlapping(j, fire)) == -1)
-			return;
-		if (busy) {
-			fire_log(LOG_INFO, job_owner(j), "SKIPPED",
-			    D.d_conf.c_node, fire, job_label(j, label,
-			    sizeof(label)), "still running");
-			metrics_fire_noted(id, job_owner(j), RUN_SKIPPED);
-			if (store_fire_note(D.d_st, id, fire,
-			    RUN_SKIPPED, D.d_now, &se) == -1)
-				store_failed("noting a skipped fire", &se);
-			return;
-		}
-	}
-	run_start(j, fire, 1, claim_until);
-}
-
-/*
- * A claimed fire got to its start past the lease it was claimed under
- * (run.c): the others may have taken this node for dead and marked the
- * claim lost.  A first attempt is not started on that old claim but
- * settled as a fire dropped while fenced: by then the doubt finds it
- * recorded lost if it was, else the job's misfire policy decides.  A
- * rerun is not tried again.
- */
-void
-fire_late(const char *id, const char *owner, const char *label, time_t fire,
-    int attempt, int64_t late)
-{
-	if (attempt > 1) {
-		fire_log(LOG_ERR, owner, "LOST", D.d_conf.c_node, fire, label,
-		    "attempt %d, not run again, %.1f s past the lease, not "
-		    "started", attempt, (double)late / 1000);
-		return;
-	}
-	fire_log(LOG_INFO, owner, "FENCED", D.d_conf.c_node, fire, label,
-	    "%.1f s past the lease of its claim, not started",
-	    (double)late / 1000);
-	D.d_recover = 1;
-	doubt_add(id, fire, 1);
-}
-
-static int
-sjob_cmp(const void *a, const void *b)
-{
-	const struct store_job	*ja, *jb;
-
-	ja = *(const struct store_job *const *)a;
-	jb = *(const struct store_job *const *)b;
-
-	return (strcmp(ja->j_id, jb->j_id));
-}
-
-/*
- * The misfire pass, at start-up and when the store comes back.  The
- * store's last claimed fire of each job says what nobody ran: claims
- * only move forward, so every fire after it that is already past was
- * claimed by no node.  The latest of them is claimed now (so that one
- * node alone decides it) and, when the job asks for a catch-up and the
- * fire is within its grace, run once; otherwise noted as missed.  Fires
- * still within their spreading delay plus a margin are left to the
- * nodes firing them on time.
- */
-void
-fire_recover(void)
-{
-	struct store_job	*list = NULL, **byid = NULL, key, *kp, **hit;
-	struct store_error	 se;
-	struct table		*tb;
-	struct job		*j;
-	const struct jsched	*js;
-	size_t			 i, n = 0, k;
-	time_t			 now, limit, t, latest;
-	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
-	int			 won, steps;
-
-	D.d_recover = 0;
-	if (D.d_st == NULL || D.d_stopping)
-		return;
-	/* A node that may not claim owes the pass until it may. */
-	if (node_may_claim() != NC_OK) {
-		D.d_recover = 1;
-		return;
-	}
-	/* Claims in doubt first: settling them may move last fires. */
-	if (doubts_settle() == -1)
-		return;
-	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
-	    &se) == -1) {
-		store_failed("listing jobs", &se);
-		return;
-	}
-	fire_store_ok();
-	byid = xreallocarray(NULL, n + 1, sizeof(*byid));
-	for (i = 0; i < n; i++)
-		byid[i] = &list[i];
-	qsort(byid, n, sizeof(*byid), sjob_cmp);
-
-	now = (time_t)(D.d_now / 1000);
-	RB_FOREACH(tb, tables, &D.d_tables) {
-		for (k = 0; k < tb->tb_njobs; k++) {
-			j = &tb->tb_jobs[k];
-			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
-			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
-				continue;
-			key.j_id = (char *)table_job_id(tb, k, id);
-			kp = &key;
-			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
-			if (hit == NULL || (*hit)->j_last_fire == 0)
-				continue;
-			limit = now - (time_t)job_delay(j) - RECOVER_MARGIN -
-			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
-			js = job_sched(j);
-			if (sched_next(&js->js_sched, js->js_tz,
-			    (*hit)->j_last_fire, &t) == -1 || t > limit)
-				continue;
-			latest = t;
-			for (steps = 0; steps < RECOVER_STEPS; steps++) {
-				if (sched_next(&js->js_sched, js->js_tz,
-				    latest, &t) == -1 || t > limit)
-					break;
-				latest = t;
-			}
-			if (job_opts(j)->o_misfire == MISFIRE_CATCHUP &&
-			    latest >= now - (time_t)job_opts(j)->o_grace) {
-				fire_one(j, latest, 1);
-				continue;
-			}
-			if (store_claim(D.d_st, id, latest, &won,
-			    &se) == -1) {
-				store_failed("claiming a missed fire", &se);
-				doubt_add(id, latest, 0);
-				goto out;
-			}
-			metrics_claims(won, !won);
-			if (!won)
-				continue;
-			fire_log(LOG_INFO, job_owner(j), "MISSED",
-			    D.d_conf.c_node, latest, job_label(j, label,
-			    sizeof(label)), NULL);
-			metrics_fire_noted(id, job_owner(j), RUN_MISSED);
-			if (store_fire_note(D.d_st, id, latest,
-			    RUN_MISSED, D.d_now, &se) == -1) {
-				store_failed("noting a missed fire", &se);
-				goto out;
-			}
-		}
-	}
- out:
-	free(byid);
-	store_jobs_free(list, n);
-	tables_ids_drop();
-}
-
-static int
-queued_cmp(const void *a, const void *b)
-{
-	const struct queued	*qa = a, *qb = b;
-
-	if (qa->q_fire != qb->q_fire)
-		return (qa->q_fire < qb->q_fire ? -1 : 1);
-	return (0);
-}
-
-/*
- * Claim the cluster fires queued in this turn: one store_claim_batch()
- * per instant.  A job the batch did not win but whose row still read
- * free (won 2: another node's transaction held it) is tried again on
- * its own, which waits for that row and then tells the truth; one
- * taken already (0) is not, which on a cluster is nearly every job of
- * a burst that this node is not the preferred claimant of.  Every
- * claim is made before any job is started, so that the store's round
- * trips do not come between a fire and its fork.  Jobs that went away
- * meanwhile were taken off the queue by fire_forget().
- */
-void
-fire_flush(void)
-{
-	struct store_error	 se;
-	const char		**ids;
-	char			(*hex)[CRON_IDLEN + 1];
-	unsigned char		*won;
-	size_t			 i, k, n, nwon, total = nqueue;
-	size_t			 nstart = 0, ndown = 0;
-	int64_t			 t0 = clock_mono(), t1;
-	int			 w, down = 0;
-	char			 hex0[CRON_IDLEN + 1];
-
-	if (nqueue == 0)
-		return;
-	if (D.d_stopping) {
-		nqueue = 0;
-		return;
-	}
-	switch (node_may_claim()) {
-	case NC_OK:
 		break;
-	case NC_DRAINED:
+	case A_SKIP:
+		fire_log(LOG_INFO, job_owner(j), "SKIPPED", D.d_conf.c_node,
+		    f->f_instant, job_label(j, label, sizeof(label)),
+		    "still running");
+		metrics_fire_noted(f->f_id, job_owner(j), RUN_SKIPPED);
+		if (f->f_cluster)
+			(void)record_note(f->f_id, f->f_instant, RUN_SKIPPED,
+			    tk->tk_wall);
+		break;
+	case A_START:
+		return (attempt_start(f, j, out, tk));
+	case A_NEXT:
+		/* The node's own retry, not a claim: no lease bounds it. */
+		f->f_until = 0;
+		f->f_attempt++;
+		return (attempt_start(f, NULL, out, tk));
+	case A_EXEC:
+		if (D.d_loglevel & LL_START)
+			log_job(f, "CMD");
+		f->f_rec = record_start(f->f_id, f->f_instant, f->f_attempt,
+		    f->f_pid, f->f_start);
+		break;
+	case A_NOSTART:
+		fire_log(LOG_ERR, f->f_owner, "CMD FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%s", d->fd_why);
+		tick_read(tk);
+		record_fail(f->f_id, f->f_instant, f->f_attempt, d->fd_why,
+		    tk->tk_wall);
+		break;
+	case A_FENCED:
 		/*
-		 * The other nodes claim them.  Should they all be
-		 * drained, the misfire pass notes the fires later.
+		 * A claimed fire got to its start past the lease it was
+		 * claimed under: the others may have taken this node for
+		 * dead and marked the claim lost.  It is not started on
+		 * that old claim but settled as a fire dropped while
+		 * fenced: by then the store says whether it was taken,
+		 * else the job's misfire policy decides.
 		 */
-		D.d_recover = 1;
-		nqueue = 0;
+		fire_log(LOG_INFO, f->f_owner, "FENCED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%.1f s past the lease of its "
+		    "claim, not started", (double)d->fd_late / 1000);
+		unprepare(f);
+		gate_owe(0);
+		break;
+	case A_LOST_LATE:
+		/* A rerun is not tried again. */
+		fire_log(LOG_ERR, f->f_owner, "LOST", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "attempt %d, not run again, "
+		    "%.1f s past the lease, not started", f->f_attempt,
+		    (double)d->fd_late / 1000);
+		break;
+	case A_TIMEOUT:
+		fire_log(LOG_INFO, f->f_owner, "TIMEOUT", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "after %us, killing it",
+		    d->fd_timeout);
+		break;
+	case A_END:
+		attempt_end(f, d, tk);
+		break;
+	case A_RETRY:
+		attempt_end(f, d, tk);
+		fire_log(D.d_loglevel & LL_FAILED ? LOG_INFO : LOG_DEBUG,
+		    f->f_owner, "RETRY", D.d_conf.c_node, f->f_instant,
+		    f->f_label, "attempt %d in %us", f->f_attempt + 1,
+		    f->f_retry[f->f_attempt - 1]);
+		mtimer_set(&f->f_timer, tk->tk_mono +
+		    (int64_t)f->f_retry[f->f_attempt - 1] * 1000);
+		break;
+	}
+	return (FE_NEVENTS);
+}
+
+/*
+ * Start an attempt of f; j is its job when it has none of the copies an
+ * attempt needs yet (its first start).  Returns FE_NEVENTS once forked
+ * (proc.c tells the rest), FE_NOSTART with why in out, or FE_LATE(_RERUN)
+ * when the lease it is bound by has ended.
+ */
+static enum fire_event
+attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
+    struct tick *tk)
+{
+	static char		 why[300];
+	struct spawn_req	 sr;
+	struct proc_req		 pr;
+	struct passwd		*pw;
+	char			 title[128], num[16];
+	int64_t			 late;
+
+	if (f->f_owner == NULL)
+		prepare(f, j);
+	if ((pw = owner_pw(f->f_owner, tk)) == NULL) {
+		snprintf(why, sizeof(why), "no such user %s", f->f_owner);
+		out->fd_why = why;
+		return (FE_NOSTART);
+	}
+	if (f->f_env == NULL)
+		f->f_env = env_build(f, j, pw);
+	snprintf(num, sizeof(num), "%d", f->f_attempt);
+	if (jobenv_set(&f->f_env, "CLUSTERCRON_ATTEMPT", num) == -1)
+		fatal("environment");
+	snprintf(title, sizeof(title), "job %s %s", f->f_owner, f->f_id);
+	memset(&sr, 0, sizeof(sr));
+	sr.sr_cmd = f->f_rawcmd;
+	sr.sr_env = f->f_env;
+	sr.sr_input = f->f_input;
+	sr.sr_inputlen = f->f_inputlen;
+	sr.sr_pw = pw;
+	sr.sr_title = title;
+	sr.sr_outmax = D.d_conf.c_output_max;
+	memset(&pr, 0, sizeof(pr));
+	pr.pr_spawn = &sr;
+	pr.pr_owner = f;
+	pr.pr_who = f->f_owner;
+	pr.pr_what = f->f_cmd;
+	pr.pr_timeout = f->f_timeout;
+	pr.pr_until = f->f_until;
+	switch (proc_start(&pr, tk, &f->f_proc, &f->f_start, &late, why,
+	    sizeof(why))) {
+	case PS_FORKED:
+		inflight_add(f->f_id, 1);
+		return (FE_NEVENTS);
+	case PS_LATE:
+		out->fd_late = late;
+		return (f->f_attempt > 1 ? FE_LATE_RERUN : FE_LATE);
+	case PS_FAILED:
+		break;
+	}
+	out->fd_why = why;
+	return (FE_NOSTART);
+}
+
+/* What proc.c says of a fire's attempt. */
+static void
+on_proc(const struct proc_event *pe, struct tick *tk)
+{
+	struct fire		*f = pe->pe_owner;
+	struct fire_data	 d;
+	struct spawn_status	 ss;
+	int			 failed;
+
+	memset(&d, 0, sizeof(d));
+	switch (pe->pe_kind) {
+	case PE_STARTED:
+		f->f_pid = pe->pe_pid;
+		fire_step(f, FE_EXEC, &d, tk);
 		return;
-	case NC_FENCED:
-		/* As when the store is down: kept, settled later. */
-		D.d_recover = 1;
-		for (i = 0; i < nqueue; i++)
-			doubt_add(job_id(queue[i].q_job, hex0), queue[i].q_fire,
-			    1);
-		nqueue = 0;
+	case PE_NOSTART:
+		f->f_proc = NULL;
+		inflight_add(f->f_id, -1);
+		d.fd_why = pe->pe_why;
+		fire_step(f, FE_NOSTART, &d, tk);
+		return;
+	case PE_LATE:
+		f->f_proc = NULL;
+		inflight_add(f->f_id, -1);
+		d.fd_late = pe->pe_late;
+		fire_step(f, f->f_attempt > 1 ? FE_LATE_RERUN : FE_LATE, &d,
+		    tk);
+		return;
+	case PE_TIMEOUT:
+		d.fd_timeout = pe->pe_timeout;
+		fire_step(f, FE_TIMEOUT, &d, tk);
+		return;
+	case PE_ENDED:
+		f->f_proc = NULL;
+		inflight_add(f->f_id, -1);
+		d.fd_wstatus = pe->pe_wstatus;
+		d.fd_out = pe->pe_out;
+		spawn_status_decode(pe->pe_wstatus, &ss);
+		failed = !ss.ss_exited || ss.ss_code != 0;
+		fire_step(f, failed && f->f_attempt <= f->f_nretry &&
+		    !D.d_stopping ? FE_ENDED_RETRY : FE_ENDED, &d, tk);
 		return;
 	}
-	if (D.d_st != NULL && D.d_recover)
-		fire_recover();
-	if (D.d_st == NULL || D.d_recover) {
-		D.d_recover = 1;
-		for (i = 0; i < nqueue; i++)
-			doubt_add(job_id(queue[i].q_job, hex0), queue[i].q_fire,
-			    1);
-		nqueue = 0;
-		return;
+}
+
+/*
+ * An attempt ended: say so as cron does, record it, and mail or log its
+ * output.
+ */
+static void
+attempt_end(struct fire *f, const struct fire_data *d, struct tick *tk)
+{
+	struct spawn_status	 ss;
+	struct passwd		*pw;
+	char			 how[128], pre[32] = "";
+	int64_t			 end;
+	int			 failed;
+
+	spawn_status_decode(d->fd_wstatus, &ss);
+	failed = !ss.ss_exited || ss.ss_code != 0;
+	if (failed && D.d_loglevel & LL_FAILED) {
+		/* cron's words for how it failed, with the job's. */
+		if (ss.ss_exited)
+			snprintf(how, sizeof(how), "failed with exit status %d",
+			    ss.ss_code);
+		else
+			snprintf(how, sizeof(how), "terminated by signal %d%s",
+			    ss.ss_signal, ss.ss_core ? " (core dumped)" : "");
+		if (f->f_attempt > 1)
+			snprintf(pre, sizeof(pre), "attempt %d, ",
+			    f->f_attempt);
+		fire_log(LOG_INFO, f->f_owner, "FAILED", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "%sgrandchild #%ld %s", pre,
+		    (long)f->f_pid, how);
 	}
-	qsort(queue, nqueue, sizeof(*queue), queued_cmp);
-	claim_until = node_lease_until();
-	ids = xreallocarray(NULL, nqueue, sizeof(*ids));
-	hex = xreallocarray(NULL, nqueue, sizeof(*hex));
-	won = xcalloc(nqueue, 1);
-	for (i = 0; i < nqueue; i++)
-		ids[i] = job_id(queue[i].q_job, hex[i]);
-	for (i = 0; i < nqueue; i = k) {
-		for (k = i; k < nqueue && queue[k].q_fire == queue[i].q_fire;
-		    k++)
-			;
-		/*
-		 * The store failed: the fires in flight are in doubt, the
-		 * rest were never claimed (dropped): both are settled
-		 * when it answers again.
-		 */
-		if (down) {
-			for (n = i; n < k; n++)
-				doubt_add(hex[n], queue[n].q_fire, 1);
-			ndown += k - i;
-			continue;
-		}
-		n = k - i;
-		if (n > 1 && store_claim_batch(D.d_st, ids + i, n,
-		    queue[i].q_fire, n, won + i, &nwon, &se) == -1) {
-			store_failed("claiming fires", &se);
-			for (n = i; n < k; n++)
-				doubt_add(hex[n], queue[n].q_fire, 0);
-			ndown += k - i;
-			memset(won + i, 0, k - i);
-			down = 1;
-			continue;
-		}
-		if (n == 1)
-			won[i] = 2;
-		for (n = i; n < k; n++) {
-			if (won[n] != 2)
+	if (D.d_loglevel & LL_END)
+		log_job(f, "END");
+	tick_read(tk);
+	end = tk->tk_wall;
+	metrics_run_end(f->f_id, f->f_owner, f->f_start, end, d->fd_wstatus);
+	if (f->f_rec != NULL)
+		record_end(f->f_rec, end, d->fd_wstatus, d->fd_out, tk);
+	f->f_rec = NULL;
+	/* Only a run with output to mail needs its owner's entry. */
+	if (D.d_output_log)
+		log_output(f, d->fd_out);
+	else if (d->fd_out->ob_total > 0 &&
+	    (pw = owner_pw(f->f_owner, tk)) != NULL)
+		mail_output(f, pw, failed, d->fd_out, tk);
+}
+
+static void
+retry_timer(struct mtimer *t, struct tick *tk)
+{
+	fire_step(t->mt_arg, FE_RETRY_DUE, NULL, tk);
+}
+
+/* Copy from the job what the fire's attempts need. */
+static void
+prepare(struct fire *f, const struct job *j)
+{
+	f->f_owner = xstrdup(job_owner(j));
+	f->f_rawcmd = xstrdup(job_cmd(j));
+	f->f_cmd = cmd_escape(job_cmd(j));
+	/* job_label(), from what is made already: this is every start. */
+	xasprintf(&f->f_label, "%s: %s", job_opts(j)->o_name != NULL ?
+	    job_opts(j)->o_name : f->f_id, f->f_cmd);
+	if (job_input(j) != NULL)
+		f->f_input = input_lines(job_input(j), &f->f_inputlen);
+	f->f_nretry = job_opts(j)->o_nretry;
+	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
+	f->f_timeout = job_opts(j)->o_timeout;
+}
+
+/* Drop the copies: the fire will be started anew from its job. */
+static void
+unprepare(struct fire *f)
+{
+	jobenv_free(f->f_env);
+	free(f->f_owner);
+	free(f->f_cmd);
+	free(f->f_label);
+	free(f->f_rawcmd);
+	free(f->f_input);
+	f->f_env = NULL;
+	f->f_owner = f->f_cmd = f->f_label = f->f_rawcmd = f->f_input = NULL;
+	f->f_inputlen = 0;
+}
+
+static void
+fire_free(struct fire *f)
+{
+	mtimer_del(&f->f_timer);
+	TAILQ_REMOVE(is_waiting(f->f_state) ? &waiting : &live, f, f_entry);
+	unprepare(f);
+	free(f);
+}
+
+/* n more (or fewer) attempts of job id are in flight. */
+static void
+inflight_add(const char *id, int n)
+{
+	struct inflight	 key, *i;
+
+	strlcpy(key.i_id, id, sizeof(key.i_id));
+	if ((i = RB_FIND(inflights, &inflights, &key)) == NULL) {
+		if (n < 0)
+			return;
+		i = xcalloc(1, sizeof(*i));
+		strlcpy(i->i_id, id, sizeof(i->i_id));
+		RB_INSERT(inflights, &inflights, i);
+	}
+	if (n < 0 && i->i_n < (size_t)-n)
+		i->i_n = 0;
+	else
+		i->i_n += n;
+	if (i->i_n == 0) {
+		RB_REMOVE(inflights, &inflights, i);
+		free(i);
+	}
+}
+
+size_t
+fire_inflight(const char *id)
+{
+	struct inflight	 key, *i;
+
+	strlcpy(key.i_id, id, sizeof(key.i_id));
+	i = RB_FIND(inflights, &inflights, &key);
+	return (i != NULL ? i->i_n : 0);
+}
+
+/*
+ * Whether a run recorded as running is one of this node's in flight:
+ * its id in the store, or its fire.
+ */
+int
+fire_owns_run(int64_t runid, const char *id, time_t fire)
+{
+	struct fire	*f;
+
+	TAILQ_FOREACH(f, &live, f_entry) {
+		if (f->f_rec != NULL && runid != 0 &&
+		    record_runid(f->f_rec) == runid)
+			return (1);
+		if (strcmp(f->f_id, id) == 0 && f->f_instant == fire)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * The fires in the states of mask, in a new array the caller frees; the
+ * fires are borrowed until each is stepped.
+ */
+size_t
+fire_list(unsigned int mask, struct fire ***out)
+{
+	struct fire	*f, **v = NULL;
+	size_t		 n = 0, cap = 0;
+	int		 i;
+
+	for (i = 0; i < 2; i++) {
+		TAILQ_FOREACH(f, i == 0 ? &waiting : &live, f_entry) {
+			if (!(mask & FSM(f->f_state)))
 				continue;
-			if (down || store_claim(D.d_st, hex[n],
-			    queue[n].q_fire, &w, &se) == -1) {
-				if (!down)
-					store_failed("claiming a fire", &se);
-				doubt_add(hex[n], queue[n].q_fire, down);
-				ndown++;
-				w = 0;
-				down = 1;
+			if (n == cap) {
+				cap = cap == 0 ? 64 : cap * 2;
+				v = xreallocarray(v, cap, sizeof(*v));
 			}
-			won[n] = (unsigned char)w;
+			v[n++] = f;
 		}
 	}
-	if (!down)
-		fire_store_ok();
-	for (i = nwon = 0; i < nqueue; i++)
-		nwon += won[i] == 1;
-	/* What was claimed; fires in doubt are neither. */
-	metrics_claims(nwon, nqueue - nwon - ndown);
-	t1 = clock_mono();
-	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", total,
-	    (long long)(t1 - t0));
-	for (i = 0; i < nqueue; i++) {
-		if (won[i] == 1)
-			nstart++;
-		fire_won(queue[i].q_job, queue[i].q_fire, won[i], 0);
-	}
-	free(ids);
-	free(hex);
-	free(won);
-	nqueue = 0;
-	if (nstart > 0)
-		log_debug("(CRON) STARTS (%zu fires in %lld ms)", nstart,
-		    (long long)(clock_mono() - t1));
+	*out = v;
+	return (n);
 }
 
-/*
- * Whether a run of the fire other than attempt `attempt' was lost: a
- * rerun follows only a loss, so then the fire has had its rerun (or
- * the run lost now was it).  -1 when the store cannot tell.
- */
-static int
-lost_before(const char *id, time_t fire, int attempt)
+enum fire_state
+fire_state(const struct fire *f)
 {
-	struct store_run	*runs;
-	struct store_error	 se;
-	size_t			 i, n;
-	int			 found = 0;
-
-	if (store_runs_list(D.d_st, id, RERUN_LOOK, &runs, &n, &se) == -1) {
-		store_failed("reading the runs of a lost fire", &se);
-		return (-1);
-	}
-	for (i = 0; i < n; i++)
-		if (runs[i].r_fire == fire && runs[i].r_attempt != attempt &&
-		    runs[i].r_state == RUN_LOST)
-			found = 1;
-	store_runs_free(runs, n);
-	return (found);
+	return (f->f_state);
 }
 
-/*
- * A run of fire (id, fire) at attempt `attempt' was marked lost by this
- * node, its node dead (node.c).  A job here with CLUSTERCRON_LOST=rerun
- * gets the fire started again, once, as attempt + 1, on this node: the
- * conditional write that marked the run lost made this node the only
- * one to act on it, so there is no new claim.  A fire is rerun once:
- * not when an earlier run of it was lost too (the run lost now was its
- * rerun, or came after it).  A fenced node starts nothing, as it would
- * with the store down; a drained one does, as no other node will.
- */
+const char *
+fire_id(const struct fire *f)
+{
+	return (f->f_id);
+}
+
+time_t
+fire_instant(const struct fire *f)
+{
+	return (f->f_instant);
+}
+
+struct jobref *
+fire_ref(struct fire *f)
+{
+	return (&f->f_ref);
+}
+
+/* The daemon stops: the attempts waiting for a retry are dropped. */
 void
-fire_rerun(const char *id, time_t fire, int attempt)
+fire_stop(struct tick *tk)
 {
-	struct job	*j;
-	char		 label[JOB_LABELLEN];
-	int		 r;
+	struct fire	*f, *next;
 
-	/* Not @reboot runs: they belong to each node, unclaimed. */
-	if (D.d_stopping || D.d_st == NULL ||
-	    (j = job_find(id)) == NULL ||
-	    job_opts(j)->o_scope != SCOPE_CLUSTER ||
-	    job_sched(j)->js_sched.s_flags & SCHED_REBOOT ||
-	    job_opts(j)->o_lost != LOST_RERUN || attempt < 1)
-		return;
-	job_label(j, label, sizeof(label));
-	if (node_may_claim() == NC_FENCED) {
-		fire_log(LOG_ERR, job_owner(j), "LOST", D.d_conf.c_node, fire,
-		    label, "attempt %d, not run again, this node is fenced",
-		    attempt);
-		return;
-	}
-	if ((r = lost_before(id, fire, attempt)) != 0) {
-		if (r == 1)
-			fire_log(LOG_INFO, job_owner(j), "LOST",
-			    D.d_conf.c_node, fire, label, "attempt %d, not "
-			    "run again, the fire was rerun once", attempt);
-		return;
-	}
-	fire_log(LOG_INFO, job_owner(j), "RERUN", D.d_conf.c_node, fire,
-	    label, "attempt %d, attempt %d lost", attempt + 1, attempt);
-	run_attempt(j, fire, 1, attempt + 1, node_lease_until());
+	TAILQ_FOREACH_SAFE(f, &live, f_entry, next)
+		if (f->f_state == FS_RETRY)
+			fire_step(f, FE_STOP, NULL, tk);
 }
 
-/* A job goes away: take it off the queue of fires to claim. */
 void
-fire_forget(struct job *j)
+fire_free_all(void)
 {
-	size_t	 i;
+	struct fire	*f;
+	struct inflight	*i, *next;
 
-	for (i = 0; i < nqueue; i++) {
-		if (queue[i].q_job == j) {
-			queue[i] = queue[--nqueue];
-			i--;
-		}
+	while ((f = TAILQ_FIRST(&waiting)) != NULL)
+		fire_free(f);
+	while ((f = TAILQ_FIRST(&live)) != NULL)
+		fire_free(f);
+	RB_FOREACH_SAFE(i, inflights, &inflights, next) {
+		RB_REMOVE(inflights, &inflights, i);
+		free(i);
 	}
 }
 
 /*
- * Jobs moved (tables.c): old[i] is now map[i], or gone when NULL (and
- * already forgotten).  The queue follows.
+ * The standard input a job is given: the text after its '%' (the
+ * parser already turned the later ones into newlines), ended by a
+ * newline when it has none, as cron(8) writes it, so that the last line
+ * is a line to read(1) and its kin.  An empty input stays empty.  The
+ * job's identity comes from the text as parsed, not from this.
  */
-void
-fire_moved(const struct job *old, size_t nold, struct job *const *map)
+static char *
+input_lines(const char *in, size_t *lenp)
 {
-	uintptr_t	 lo = (uintptr_t)old, hi = (uintptr_t)(old + nold);
-	size_t		 i;
+	size_t	 len = strlen(in);
+	char	*s;
 
-	for (i = 0; i < nqueue; i++) {
-		if ((uintptr_t)queue[i].q_job >= lo &&
-		    (uintptr_t)queue[i].q_job < hi)
-			queue[i].q_job = map[queue[i].q_job - old];
+	s = xmalloc(len + 2);
+	memcpy(s, in, len);
+	if (len > 0 && in[len - 1] != '\n')
+		s[len++] = '\n';
+	s[len] = '\0';
+	*lenp = len;
+	return (s);
+}
+
+/*
+ * The owner's password entry, read once per turn of the loop: a burst
+ * starts hundreds of jobs in one turn, most of them one owner's, and
+ * each getpwnam() reads the password file again (it was an eighth of
+ * the daemon's CPU in a burst, bench/daemon/README).  The entry is a
+ * copy, good until the next call for another owner; the file is read
+ * again at the next turn, so a change to it is seen as soon as before.
+ * NULL when there is no such user (not remembered).
+ */
+static struct passwd *
+owner_pw(const char *name, const struct tick *tk)
+{
+	static struct passwd	 pw;
+	static char		*buf, last[256];
+	static size_t		 buflen;
+	static uint64_t		 turn;
+	static int		 valid;
+	struct passwd		*res;
+	int			 e;
+
+	if (valid && turn == tk->tk_turn && strcmp(last, name) == 0)
+		return (&pw);
+	valid = 0;
+	if (buf == NULL) {
+		buflen = 4096;
+		buf = xmalloc(buflen);
 	}
+	while ((e = getpwnam_r(name, &pw, buf, buflen, &res)) == ERANGE &&
+	    buflen < 1024 * 1024) {
+		buflen *= 2;
+		buf = xreallocarray(buf, buflen, 1);
+	}
+	if (e != 0 || res == NULL)
+		return (NULL);
+	if (strlcpy(last, name, sizeof(last)) < sizeof(last)) {
+		turn = tk->tk_turn;
+		valid = 1;
+	}
+	return (&pw);
+}
+
+/*
+ * The job's environment: cron's (common/jobenv_build()), then the fire.
+ * CLUSTERCRON_ATTEMPT is set again for each attempt.
+ */
+static char **
+env_build(const struct fire *f, const struct job *j, const struct passwd *pw)
+{
+	char	**env, when[32], fireid[CRON_IDLEN + 40];
+
+	if (jobenv_build(pw, job_env(j), &env) == -1)
+		fatal("environment");
+	/* -P: the daemon's PATH where the table sets none, as cronie's. */
+	if (D.d_path != NULL &&
+	    jobenv_get((char *const *)job_env(j), "PATH") == NULL &&
+	    jobenv_set(&env, "PATH", D.d_path) == -1)
+		fatal("environment");
+	fmt_utc(f->f_instant, when, sizeof(when));
+	snprintf(fireid, sizeof(fireid), "%s@%s", f->f_id, when);
+	if (jobenv_set(&env, "CLUSTERCRON_FIRE_ID", fireid) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_FIRE_TIME", when) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_JOB_ID", f->f_id) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_NODE", D.d_conf.c_node) == -1 ||
+	    jobenv_set(&env, "CLUSTERCRON_ATTEMPT", "1") == -1)
+		fatal("environment");
+	return (env);
+}
+
+/* cron's line about a job's start or end: CMD or END, with -L 8 its pid. */
+static void
+log_job(const struct fire *f, const char *event)
+{
+	if (D.d_loglevel & LL_PID)
+		log_info("(%s) %s ([%ld] %s)", f->f_owner, event,
+		    (long)f->f_pid, f->f_cmd);
+	else
+		log_info("(%s) %s (%s)", f->f_owner, event, f->f_cmd);
+}
+
+/*
+ * Mail the output of an attempt; its subject says "(failed)" when it
+ * failed and failures are logged (-L 4), as Debian's cron words it.
+ */
+static void
+mail_output(struct fire *f, const struct passwd *pw, int failed,
+    const struct outbuf *out, struct tick *tk)
+{
+	struct mail_req	 mr;
+	const char	*to;
+
+	if (out->ob_total == 0)
+		return;
+	if ((to = mail_recipient(f->f_env, f->f_owner)) == NULL)
+		return;
+	if (D.d_conf.c_sendmail != NULL && *D.d_conf.c_sendmail == '\0')
+		return;
+	if (!mail_address_ok(to)) {
+		log_warnx("(%s) MAIL (bad MAILTO %s, output of %s dropped)",
+		    f->f_owner, to, f->f_cmd);
+		return;
+	}
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_sendmail = D.d_conf.c_sendmail;
+	mr.mr_from = jobenv_get(f->f_env, "MAILFROM");
+	mr.mr_to = to;
+	mr.mr_user = f->f_owner;
+	mr.mr_cmd = f->f_rawcmd;
+	mr.mr_env = f->f_env;
+	mr.mr_pw = pw;
+	mr.mr_failed = failed && D.d_loglevel & LL_FAILED;
+	mr.mr_fqdn = D.d_fqdn;
+	(void)proc_mail(&mr, out, f->f_owner, tk);
+}
+
+/*
+ * cronie's -s: the output goes to the log, a CMDOUT line for each of
+ * its lines (escaped and cut as commands are), instead of a mail.
+ */
+static void
+log_output(const struct fire *f, const struct outbuf *ob)
+{
+	const char	*p, *end, *nl;
+	char		*line, *esc;
+	size_t		 len;
+
+	p = ob->ob_buf;
+	end = p == NULL ? NULL : p + ob->ob_len;
+	while (p != NULL && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl != NULL ? nl : end) - p);
+		line = xmalloc(len + 1);
+		memcpy(line, p, len);
+		line[len] = '\0';
+		esc = cmd_escape(line);
+		log_info("(%s) CMDOUT (%s)", f->f_owner, esc);
+		free(esc);
+		free(line);
+		p = nl != NULL ? nl + 1 : end;
+	}
+	if (outbuf_truncated(ob))
+		log_info("(%s) CMDOUT (%llu more bytes not kept)", f->f_owner,
+		    (unsigned long long)(ob->ob_total - ob->ob_len));
 }

@@ -4,14 +4,16 @@
  *
  * metrics.c: what this node saw of its jobs and claims, as a file in
  * Prometheus' text exposition format for node_exporter's textfile
- * collector (metrics-file).  Per job, labelled with the first twelve
- * hex digits of its identity, its name (CLUSTERCRON_NAME, else the
- * command cut short) and its owner: the end of its last successful run,
- * the duration and exit status of its last run, and the fires it missed
- * and skipped, as this node started or noted them.  Per node: the
- * claims this node won and lost, and the runs marked lost, labelled
- * with the node they ran on.  Counters start from zero with the daemon,
- * as Prometheus expects of counters.
+ * collector (metrics-file).  Under fire.c in the daemon's chain
+ * (daemon.h): it asks jobtab.c for a job's name, nothing else.  Per
+ * job, labelled with the first twelve hex digits of its identity, its
+ * name (CLUSTERCRON_NAME, else the command cut short) and its owner:
+ * the end of its last successful run, the duration and exit status of
+ * its last run, and the fires it missed and skipped, as this node
+ * started or noted them.  Per node: the claims this node won and lost,
+ * and the runs marked lost, labelled with the node they ran on.
+ * Counters start from zero with the daemon, as Prometheus expects of
+ * counters.
  *
  * The file is replaced whole (a temporary file in the same directory,
  * then rename(2)), so the collector never reads half of it.  It is
@@ -71,15 +73,14 @@ static uint64_t		 won, lost;
 static int		 dirty;
 static int64_t		 written;	/* monotonic ms */
 
-static void	 metrics_timer(struct mtimer *);
+static void	 metrics_timer(struct mtimer *, struct tick *);
 static struct mjob *mjob_get(const char *, const char *);
 static void	 touch(void);
 static int	 write_all(FILE *);
 static void	 put_label(FILE *, const char *, const char *, int);
 static void	 put_job_labels(FILE *, const struct mjob *);
 
-static struct mtimer	 metrics_t = { { 0, TIMER_IDLE }, metrics_timer,
-    NULL };
+static struct mtimer	 metrics_t = MTIMER_INIT(metrics_timer, NULL);
 
 int
 mjob_cmp(struct mjob *a, struct mjob *b)
@@ -112,7 +113,7 @@ mjob_get(const char *id, const char *owner)
 		return (m);
 	m = xcalloc(1, sizeof(*m));
 	strlcpy(m->m_id, id, sizeof(m->m_id));
-	if ((j = job_find(id)) != NULL) {
+	if ((j = job_find(id, NULL)) != NULL) {
 		owner = job_owner(j);
 		name = job_opts(j)->o_name;
 		if (name == NULL)
@@ -127,19 +128,17 @@ mjob_get(const char *id, const char *owner)
 	return (m);
 }
 
-/* Something changed: write within about a second. */
+/*
+ * Something changed: write within about a second of the last write (at
+ * once when that is longer ago, as a timer already due runs at once).
+ */
 static void
 touch(void)
 {
-	int64_t	 when;
-
 	dirty = 1;
 	if (mtimer_queued(&metrics_t) || D.d_stopping)
 		return;
-	when = written == 0 ? D.d_mono_now : written + METRICS_EVERY;
-	if (when < D.d_mono_now)
-		when = D.d_mono_now;
-	mtimer_set(&metrics_t, when);
+	mtimer_set(&metrics_t, written + METRICS_EVERY);
 }
 
 void
@@ -210,9 +209,9 @@ metrics_runs_lost(const char *node, size_t n)
 }
 
 static void
-metrics_timer(struct mtimer *t)
+metrics_timer(struct mtimer *t, struct tick *tk)
 {
-	metrics_flush();
+	metrics_flush(tk);
 }
 
 /*
@@ -324,9 +323,12 @@ write_all(FILE *fp)
 	return (ferror(fp) ? -1 : 0);
 }
 
-/* Write the file now if anything changed since it was last written. */
+/*
+ * Write the file now if anything changed since it was last written (tk
+ * NULL: at exit, the time of the write no longer matters).
+ */
 void
-metrics_flush(void)
+metrics_flush(const struct tick *tk)
 {
 	const char	*path = D.d_conf.c_metrics_file;
 	char		*tmp, *slash;
@@ -337,7 +339,8 @@ metrics_flush(void)
 		return;
 	mtimer_del(&metrics_t);
 	dirty = 0;
-	written = clock_mono();
+	if (tk != NULL)
+		written = tk->tk_mono;
 	/* In the same directory, with a name the collector ignores. */
 	if ((slash = strrchr(path, '/')) != NULL)
 		xasprintf(&tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
@@ -379,7 +382,7 @@ metrics_free(void)
 	struct mjob	*m, *next;
 	size_t		 i;
 
-	metrics_flush();
+	metrics_flush(NULL);
 	mtimer_del(&metrics_t);
 	RB_FOREACH_SAFE(m, mjobs, &mjobs, next) {
 		RB_REMOVE(mjobs, &mjobs, m);

@@ -46,31 +46,3 @@ tz_load(const char *name, char *errbuf, size_t errlen)
 	free(buf);
 	return (tz);
 }
-
-/*
- * A wall-clock time c maps to the instants u with u + offset(u) == c.
- * Offsets change at most a day's worth, so the offsets in force a day
- * before and a day after c are the only candidates; the earlier
- * solution is the first occurrence.  With none, c was skipped, and the
- * answer is the instant of the jump, as cron runs skipped times then.
- */
-time_t
-tz_local_to_utc(const struct cron_tz *tz, int64_t c)
-{
-	int32_t	 before, after, ob, oa;
-	time_t	 u, jump;
-
-	before = tz_offset(tz, (time_t)(c - 86400));
-	after = tz_offset(tz, (time_t)(c + 86400));
-	u = (time_t)(c - before);
-	if (tz_offset(tz, u) == before)
-		return (u);
-	u = (time_t)(c - after);
-	if (tz_offset(tz, u) == after)
-		return (u);
-	/* Skipped: the jump lies in (c - after, c - before]. */
-	if (tz_transition(tz, (time_t)(c - after - 1),
-	    (time_t)(c - before + 1), &jump, &ob, &oa) == 1)
-		return (jump);
-	return ((time_t)(c - before));
-}

@@ -264,8 +264,7 @@ int	 outbuf_truncated(const struct outbuf *);
 
 /*
  * spawn.c: starting a job as cron does.  The request is borrowed for the
- * duration of spawn_start() or spawn_launch() only (the input is
- * copied):
+ * duration of spawn_launch() only (the input is copied):
  *
  *	sr_cmd		run as "$SHELL -c sr_cmd", SHELL taken from sr_env
  *			(else /bin/sh); or NULL and
@@ -288,28 +287,24 @@ int	 outbuf_truncated(const struct outbuf *);
  *
  * The child gets its own session and process group, default signal
  * dispositions and an empty mask, standard output and standard error
- * on one pipe, and no other descriptor.  spawn_start() returns 0 once
- * the child has exec'd, with a new job in *jobp.  It returns -1 with
- * *jobp NULL and err filled when the job did not start: se_step says
- * where (SPAWN_EXEC, SPAWN_CHDIR, SPAWN_PRIVDROP with se_privstep...),
- * se_errno why and se_msg says both ("exec /bin/nosuch: No such file
- * or directory"); a child that failed is already reaped.
- *
- * spawn_launch() is spawn_start() without the wait: it returns 0 once
- * the child is forked, with a new job in *jobp, so that a caller can
- * have many children on their way to execve() at once.  It fails (-1,
- * *jobp NULL, err filled) only for what the parent does itself: pipes,
- * fork(), memory.  Whether the child started is settled later, through
- * the status pipe, which spawn_pollfds() adds while it is open:
- * spawn_started() reads it without blocking and returns 1 once the
- * child has exec'd, 0 while it cannot tell yet, and -1 when the job
- * did not start, with err filled as spawn_start() fills it (also on
- * every later call).  A job that did not start has been sent SIGKILL
- * (unless already reaped) but not waited for: reap it as any other.
- * Once its process is reaped, spawn_started() no longer returns 0.
- * When sr_startms passes before the child reaches execve(),
- * spawn_started() kills it and says SPAWN_TIMEOUT; sj_startby is that
- * instant (clock_mono()), for a caller that sleeps until then.
+ * on one pipe, and no other descriptor.  Nothing here waits for it:
+ * spawn_launch() returns 0 once the child is forked, with a new job in
+ * *jobp, so that a caller can have many children on their way to
+ * execve() at once.  It fails (-1, *jobp NULL, err filled) only for
+ * what the parent does itself: pipes, fork(), memory.  Whether the
+ * child started is settled later, through the status pipe, which
+ * spawn_pollfds() adds while it is open: spawn_started() reads it
+ * without blocking and returns 1 once the child has exec'd, 0 while it
+ * cannot tell yet, and -1 when the job did not start, with err filled
+ * (also on every later call): se_step says where (SPAWN_EXEC,
+ * SPAWN_CHDIR, SPAWN_PRIVDROP with se_privstep...), se_errno why and
+ * se_msg says both ("exec /bin/nosuch: No such file or directory").  A
+ * job that did not start has been sent SIGKILL (unless already reaped)
+ * but not waited for: reap it as any other.  Once its process is
+ * reaped, spawn_started() no longer returns 0.  When sr_startms passes
+ * before the child reaches execve(), spawn_started() kills it and says
+ * SPAWN_TIMEOUT; sj_startby is that instant (clock_mono()), for a
+ * caller that sleeps until then.
  *
  * The job's descriptors are non-blocking: poll what spawn_pollfds()
  * fills (at most SPAWN_NPOLLFD) and call spawn_io(), which writes what
@@ -317,17 +312,12 @@ int	 outbuf_truncated(const struct outbuf *);
  * spawn_started() too while the start is not settled.  spawn_io()
  * returns 1 when the output reached end of file and the input is done
  * (written, or refused because the job stopped reading), 0 when there
- * is more to come, -1 on error.  Then collect the exit with
- * spawn_reap() (block or not; 1 reaped, 0 still running, -1 error),
- * or, for a caller that reaps with waitpid(-1), hand the status over
- * with spawn_exited().  spawn_kill() signals the job's whole process
- * group (a timeout), and the child itself while its start is not
- * settled (it may not have its own group yet): do it before the leader
- * is reaped, since after that the group id may be reused.  spawn_run()
- * does all of it for callers that can block: the start, I/O and
- * reaping bounded by ms milliseconds, after which the group is killed
- * with SIGKILL; it returns 0 (finished), 1 (timed out, killed) or -1
- * (also when the job did not start).  spawn_free() closes and frees (it
+ * is more to come, -1 on error.  The caller reaps the process itself
+ * (waitpid()) and hands the status over with spawn_exited().
+ * spawn_kill() signals the job's whole process group (a timeout), and
+ * the child itself while its start is not settled (it may not have its
+ * own group yet): do it before the leader is reaped, since after that
+ * the group id may be reused.  spawn_free() closes and frees (it
  * neither kills nor waits); spawn_free(NULL) is a no-op.
  */
 #define SPAWN_NPOLLFD	3
@@ -406,19 +396,23 @@ struct spawn_status {
 
 struct pollfd;
 
-int	 spawn_start(const struct spawn_req *, struct spawn_job **,
-	    struct spawn_err *);
 int	 spawn_launch(const struct spawn_req *, struct spawn_job **,
 	    struct spawn_err *);
 int	 spawn_started(struct spawn_job *, struct spawn_err *);
 int	 spawn_pollfds(const struct spawn_job *, struct pollfd *);
 int	 spawn_io(struct spawn_job *);
-int	 spawn_reap(struct spawn_job *, int, struct spawn_status *);
 void	 spawn_exited(struct spawn_job *, int);
 int	 spawn_kill(const struct spawn_job *, int);
-int	 spawn_run(struct spawn_job *, int64_t, struct spawn_status *);
 void	 spawn_free(struct spawn_job *);
 const char *spawn_stepname(int);
+/*
+ * spawn_alive() says whether pid is a live process (one that exists,
+ * EPERM included) that may be the one started at start_ms (wall clock,
+ * ms since the epoch; 0: not checked): as far as /proc tells, it did
+ * not start more than a minute after that, as a process that got the
+ * pid again would.  Where /proc cannot tell, an existing pid counts.
+ */
+int	 spawn_alive(pid_t, int64_t);
 /*
  * spawn_plain() returns the words of cmd when /bin/sh would do nothing
  * with it but split it at blanks and exec its first word (or second,
@@ -476,9 +470,7 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  * fixed environment (PATH, USER, LOGNAME, HOME), for callers that pump
  * jobs in their own loop: like spawn_launch() it returns once forked,
  * and the caller learns from spawn_started() whether the mailer
- * started.  mail_send() waits for the start, runs the mailer to the
- * end, bounded by ms, and fails unless it exits 0.  All return 0, or
- * -1 with a message in errbuf.
+ * started.  Both return 0, or -1 with a message in errbuf.
  */
 #define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem"
 
@@ -501,31 +493,6 @@ int	 mail_format(const struct mail_req *, const struct outbuf *, char **,
 	    size_t *, char *, size_t);
 int	 mail_start(const struct mail_req *, const struct outbuf *,
 	    struct spawn_job **, char *, size_t);
-int	 mail_send(const struct mail_req *, const struct outbuf *, int64_t,
-	    char *, size_t);
-
-/*
- * timerq.c: a queue of (instant, id) pairs, least instant first (ties by
- * id), for the daemon's next fires.  Ids are the caller's small dense
- * numbers (below UINT32_MAX; memory grows with the largest id); each id
- * is in the queue at most once.  timerq_set() inserts an id or moves it
- * to a new instant; timerq_del() removes it (1, or 0 when absent);
- * timerq_get() reads an id's instant; timerq_peek() and timerq_pop()
- * give the least pair (1, or 0 when empty).  Set, del and pop are
- * O(log n).  timerq_new() returns NULL and timerq_set() -1 on ENOMEM;
- * timerq_free(NULL) is a no-op.  Instants are whatever unit the caller
- * uses throughout.
- */
-struct timerq;
-
-struct timerq *timerq_new(void);
-void	 timerq_free(struct timerq *);
-size_t	 timerq_count(const struct timerq *);
-int	 timerq_set(struct timerq *, uint32_t, int64_t);
-int	 timerq_get(const struct timerq *, uint32_t, int64_t *);
-int	 timerq_del(struct timerq *, uint32_t);
-int	 timerq_peek(const struct timerq *, uint32_t *, int64_t *);
-int	 timerq_pop(struct timerq *, uint32_t *, int64_t *);
 
 /*
  * jobenv.c: environments, NULL-terminated arrays of "NAME=value".

@@ -43,8 +43,6 @@ static void	buf_add(struct buf *, const char *, size_t);
 static void	buf_puts(struct buf *, const char *);
 static void	buf_header(struct buf *, const char *, const char *,
 		    const char *, const char *);
-static int	mail_spawn(const struct mail_req *, const struct outbuf *,
-		    struct spawn_job **, int, char *, size_t);
 
 static void
 buf_add(struct buf *b, const char *s, size_t len)
@@ -198,14 +196,14 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 }
 
 /*
- * Start the mailer.  With wait set, return once it has exec'd (or
- * failed to); otherwise once it is forked, as jobs are: a mailer whose
- * start is slow (a sendmail on a dead network file system, a group
- * database that does not answer) must not hold up a daemon's loop.
+ * Start the mailer, and return once it is forked, as jobs are: a mailer
+ * whose start is slow (a sendmail on a dead network file system, a
+ * group database that does not answer) must not hold up a daemon's
+ * loop.
  */
-static int
-mail_spawn(const struct mail_req *req, const struct outbuf *out,
-    struct spawn_job **jobp, int wait, char *errbuf, size_t errlen)
+int
+mail_start(const struct mail_req *req, const struct outbuf *out,
+    struct spawn_job **jobp, char *errbuf, size_t errlen)
 {
 	struct spawn_req	 sr;
 	struct spawn_err	 se;
@@ -276,8 +274,7 @@ mail_spawn(const struct mail_req *req, const struct outbuf *out,
 	sr.sr_pw = req->mr_pw;
 	sr.sr_dir = "/";
 	sr.sr_outmax = 4096;
-	if ((wait ? spawn_start(&sr, jobp, &se) :
-	    spawn_launch(&sr, jobp, &se)) == -1) {
+	if (spawn_launch(&sr, jobp, &se) == -1) {
 		snprintf(errbuf, errlen, "sendmail did not start: %s",
 		    se.se_msg);
 		errno = se.se_errno;
@@ -289,51 +286,5 @@ done:
 	free(cmd);
 	free(msg);
 	errno = saved;
-	return (r);
-}
-
-int
-mail_start(const struct mail_req *req, const struct outbuf *out,
-    struct spawn_job **jobp, char *errbuf, size_t errlen)
-{
-	return (mail_spawn(req, out, jobp, 0, errbuf, errlen));
-}
-
-int
-mail_send(const struct mail_req *req, const struct outbuf *out, int64_t ms,
-    char *errbuf, size_t errlen)
-{
-	struct spawn_job	*job;
-	struct spawn_status	 ss;
-	const char		*head;
-	char			 st[128], said[200];
-	size_t			 n, i;
-	int			 r;
-
-	if (mail_spawn(req, out, &job, 1, errbuf, errlen) == -1)
-		return (-1);
-	r = spawn_run(job, ms, &ss);
-	if (r == -1) {
-		snprintf(errbuf, errlen, "sendmail: %s", strerror(errno));
-	} else if (r == 1) {
-		snprintf(errbuf, errlen, "sendmail: timed out, killed");
-		r = -1;
-	} else if (!ss.ss_exited || ss.ss_code != 0) {
-		spawn_status_str(&ss, st, sizeof(st));
-		n = outbuf_head(&job->sj_output, sizeof(said) - 1, &head);
-		while (n > 0 && isspace((unsigned char)head[n - 1]))
-			n--;
-		memcpy(said, head, n);
-		said[n] = '\0';
-		for (i = 0; i < n; i++)
-			if (iscntrl((unsigned char)said[i]))
-				said[i] = ' ';
-		snprintf(errbuf, errlen, "sendmail: %s%s%s", st,
-		    n > 0 ? ": " : "", said);
-		r = -1;
-	}
-	spawn_free(job);
-	if (r == -1)
-		errno = EIO;
 	return (r);
 }

@@ -4,7 +4,7 @@
  *
  * spawn.c: starting a job and watching it.  Every process clustercron
  * starts for a user -- the job itself, the mailer -- goes through
- * spawn_start(): a new session, standard input from a pipe the parent
+ * spawn_launch(): a new session, standard input from a pipe the parent
  * fills, standard output and standard error into one pipe the parent
  * reads, nothing else open, the owner's identity, the owner's home as
  * working directory, then execve().  A failure on the way is sent up a
@@ -43,9 +43,8 @@
  * spawn_started() reads it when it polls readable: end of file means
  * the exec happened, a report says what failed.  Once the child is
  * dead the pipe holds its final word, so a caller that reaped it first
- * still learns the truth.  spawn_start() is the same followed by a
- * wait, bounded by sr_startms, for callers that want the answer at
- * once (mail.c).
+ * still learns the truth.  Nothing here ever waits for a child: the
+ * caller polls and reaps in its own loop.
  *
  * The group database.  initgroups() in the child asks every source
  * nsswitch.conf names for the group database, and a source glibc has
@@ -120,7 +119,6 @@ static void	err_set(struct spawn_err *, int, int, int, const char *);
 static void	input_done(struct spawn_job *);
 static void	start_failed(struct spawn_job *, int, int, int);
 static void	start_err(const struct spawn_job *, struct spawn_err *);
-static int	wait_start(struct spawn_job *, int64_t, struct spawn_err *);
 static void	groups_load(const struct passwd *);
 
 /* The limit on open files the process had before spawn_nofile_raise(). */
@@ -521,56 +519,6 @@ spawn_started(struct spawn_job *job, struct spawn_err *err)
 }
 
 /*
- * Wait until the start is settled, at most until the monotonic instant
- * deadline (and sj_startby).  Returns what spawn_started() does, never
- * 0 unless the deadline passed first.
- */
-static int
-wait_start(struct spawn_job *job, int64_t deadline, struct spawn_err *err)
-{
-	struct pollfd	 pfd;
-	int64_t		 left;
-	int		 r;
-
-	while ((r = spawn_started(job, err)) == 0) {
-		if (job->sj_startby < deadline)
-			deadline = job->sj_startby;
-		if ((left = deadline - clock_mono()) < 0)
-			left = 0;
-		pfd.fd = job->sj_st;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, (int)left) == 0 &&
-		    deadline < job->sj_startby)
-			break;
-	}
-	return (r);
-}
-
-int
-spawn_start(const struct spawn_req *req, struct spawn_job **jobp,
-    struct spawn_err *err)
-{
-	struct spawn_job	*job;
-	int			 saved;
-
-	if (spawn_launch(req, jobp, err) == -1)
-		return (-1);
-	job = *jobp;
-	if (wait_start(job, job->sj_startby, err) == 1)
-		return (0);
-	/* It did not start: it has been killed; reap it. */
-	saved = job->sj_errno;
-	while (!job->sj_reaped &&
-	    waitpid(job->sj_pid, &job->sj_wstatus, 0) == -1 &&
-	    errno == EINTR)
-		;
-	spawn_free(job);
-	*jobp = NULL;
-	errno = saved;
-	return (-1);
-}
-
-/*
  * A daemon holds a descriptor or three for every job in flight, and a
  * burst of a thousand jobs with their mailers would run into the soft
  * limit on open files that cron's default (1024 on Linux) gives.  So
@@ -921,28 +869,6 @@ spawn_exited(struct spawn_job *job, int wstatus)
 }
 
 int
-spawn_reap(struct spawn_job *job, int block, struct spawn_status *ss)
-{
-	pid_t	 pid;
-	int	 wstatus;
-
-	if (!job->sj_reaped) {
-		do
-			pid = waitpid(job->sj_pid, &wstatus,
-			    block ? 0 : WNOHANG);
-		while (pid == -1 && errno == EINTR);
-		if (pid == -1)
-			return (-1);
-		if (pid == 0)
-			return (0);
-		spawn_exited(job, wstatus);
-	}
-	if (ss != NULL)
-		spawn_status_decode(job->sj_wstatus, ss);
-	return (1);
-}
-
-int
 spawn_kill(const struct spawn_job *job, int sig)
 {
 	if (job->sj_pid <= 0) {
@@ -957,82 +883,51 @@ spawn_kill(const struct spawn_job *job, int sig)
 	return (-1);
 }
 
-/* A descriptor that polls readable when pid exits, or -1. */
-static int
-pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return ((int)syscall(SYS_pidfd_open, pid, 0));
-#else
-	errno = ENOSYS;
-	return (-1);
-#endif
-}
+/*
+ * A process started this long after its run is another one that got the
+ * pid again.  Generous, as the wall clock may have been set meanwhile.
+ */
+#define PID_REUSE_MS	60000
 
 int
-spawn_run(struct spawn_job *job, int64_t ms, struct spawn_status *ss)
+spawn_alive(pid_t pid, int64_t start_ms)
 {
-	struct pollfd	 pfd[SPAWN_NPOLLFD];
-	int64_t		 deadline, left;
-	int		 n, r, fd = -1, timedout = 0;
+	FILE		*fp;
+	char		 path[64], buf[1024], *p;
+	unsigned long long ticks, btime = 0;
+	long		 hz;
+	int64_t		 started;
+	int		 i;
 
-	deadline = clock_mono() + ms;
-	if (job->sj_started == 0) {
-		r = wait_start(job, deadline, NULL);
-		if (r == -1) {
-			/* Did not start: killed; reap it. */
-			(void)spawn_reap(job, 1, ss);
-			errno = job->sj_errno;
-			return (-1);
-		}
-		if (r == 0)
-			timedout = 1;
-	}
-	while (!timedout && (r = spawn_io(job)) == 0) {
-		n = spawn_pollfds(job, pfd);
-		if ((left = deadline - clock_mono()) <= 0) {
-			timedout = 1;
+	if (pid <= 0)
+		return (0);
+	if (kill(pid, 0) == -1 && errno != EPERM)
+		return (0);
+	if (start_ms == 0)
+		return (1);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return (1);
+	p = fgets(buf, sizeof(buf), fp);
+	fclose(fp);
+	/* After the command, in parentheses, field 22 is the start. */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+		return (1);
+	for (i = 2; i < 22 && p != NULL; i++)
+		if ((p = strchr(p + 1, ' ')) == NULL)
+			return (1);
+	if (sscanf(p, " %llu", &ticks) != 1)
+		return (1);
+	if ((fp = fopen("/proc/stat", "r")) == NULL)
+		return (1);
+	while (fgets(buf, sizeof(buf), fp) != NULL)
+		if (sscanf(buf, "btime %llu", &btime) == 1)
 			break;
-		}
-		if (poll(pfd, (nfds_t)n, (int)left) == -1 && errno != EINTR)
-			return (-1);
-	}
-	if (r == -1)
-		return (-1);
-	while (!timedout && (r = spawn_reap(job, 0, ss)) == 0) {
-		if ((left = deadline - clock_mono()) <= 0) {
-			timedout = 1;
-			break;
-		}
-		if (fd == -1 && (fd = pidfd(job->sj_pid)) == -1)
-			left = left > 10 ? 10 : left;
-		pfd[0].fd = fd;
-		pfd[0].events = POLLIN;
-		if (poll(pfd, 1, (int)left) == -1 && errno != EINTR)
-			break;
-	}
-	if (fd != -1)
-		close(fd);
-	if (timedout) {
-		(void)spawn_kill(job, SIGKILL);
-		r = spawn_reap(job, 1, ss);
-		/*
-		 * Keep what is already in the pipe, then close both ends:
-		 * a process outside the group still holding the output
-		 * must not keep us here.
-		 */
-		if (job->sj_in != -1)
-			input_done(job);
-		if (job->sj_out != -1) {
-			(void)spawn_io(job);
-			if (job->sj_out != -1) {
-				close(job->sj_out);
-				job->sj_out = -1;
-			}
-		}
-		return (r == 1 ? 1 : -1);
-	}
-	return (r == 1 ? 0 : -1);
+	fclose(fp);
+	if (btime == 0 || (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		return (1);
+	started = (int64_t)btime * 1000 + (int64_t)(ticks * 1000 / hz);
+	return (started <= start_ms + PID_REUSE_MS);
 }
 
 /* Output buffers. */

@@ -72,9 +72,7 @@ civil_matches(const struct cron_sched *s, int64_t c)
 		return (0);
 	dom = (s->s_dom & (1UL << d)) != 0;
 	dow = (s->s_dow & (1U << wd)) != 0;
-	if (s->s_flags & (SCHED_DOM_STAR | SCHED_DOW_STAR))
-		return (dom && dow);
-	return (dom || dow);
+	return (sched_days(s, (uint32_t)dom, (uint32_t)dow) != 0);
 }
 
 /*

@@ -26,11 +26,11 @@
  *   its first occurrence when the clocks repeat it, and at the jump
  *   itself when they skip it (several skipped times make one fire).
  *   Put differently, the local time L fires at the first UTC instant
- *   whose local time reaches L (tz_reach()).  That map is monotone, so
- *   the next fire after an instant is the image of the first matching
- *   local time above the latest local time shown so far, which is the
- *   instant's own local time except in the hour after the clocks went
- *   back (tz_highwater()).
+ *   whose local time reaches L (tz_local_to_utc()).  That map is
+ *   monotone, so the next fire after an instant is the image of the
+ *   first matching local time above the latest local time shown so
+ *   far, which is the instant's own local time except in the hour
+ *   after the clocks went back (tz_highwater()).
  */
 
 #include <stdint.h>
@@ -58,10 +58,7 @@ static int	 bit_from32(uint32_t, int);
  * set is rotated so that bit j says whether day j + 1 matches, then
  * repeated every seven days.
  *
- * Day of month and day of week combine as in Vixie cron: when either
- * field's text begins with '*' both must match, otherwise either one
- * is enough.  The flags, not the bits, decide: "*\/2" in the day of
- * month restricts the days and still asks for both.
+ * Day of month and day of week combine by sched_days().
  */
 static uint32_t
 day_mask(const struct cron_sched *s, int mdays, int wd1)
@@ -72,9 +69,15 @@ day_mask(const struct cron_sched *s, int mdays, int wd1)
 	pat = ((dow >> wd1) | (dow << (7 - wd1))) & DOW_ALL;
 	week = (pat | pat << 7 | pat << 14 | pat << 21 | pat << 28) << 1;
 	valid = (uint32_t)((2ULL << mdays) - 2);
+	return (sched_days(s, s->s_dom, week) & valid);
+}
+
+uint32_t
+sched_days(const struct cron_sched *s, uint32_t dom, uint32_t dow)
+{
 	if (s->s_flags & (SCHED_DOM_STAR | SCHED_DOW_STAR))
-		return (s->s_dom & week & valid);
-	return ((s->s_dom | week) & valid);
+		return (dom & dow);
+	return (dom | dow);
 }
 
 /* The lowest set bit at or above `from' (from < 64), or -1. */
@@ -212,9 +215,7 @@ sched_never(const struct cron_sched *s)
 			dates |= (uint32_t)((2ULL << maxdays[m]) - 2);
 	dom_ok = (s->s_dom & dates) != 0;
 	dow_ok = (s->s_dow & DOW_ALL) != 0;
-	if (s->s_flags & (SCHED_DOM_STAR | SCHED_DOW_STAR))
-		return (!(dom_ok && dow_ok));
-	return (!(dom_ok || dow_ok));
+	return (sched_days(s, (uint32_t)dom_ok, (uint32_t)dow_ok) == 0);
 }
 
 /*
@@ -238,7 +239,7 @@ sched_next(const struct cron_sched *s, const struct cron_tz *z,
 		m = civil_next(s, tz_highwater(z, after) + 1);
 		if (m == NONE)
 			return (-1);
-		*next = tz_reach(z, m);
+		*next = tz_local_to_utc(z, m);
 		return (0);
 	}
 

@@ -40,16 +40,12 @@ int	 civil_weekday(int64_t);
  * INT64_MIN or INT64_MAX for an unbounded side; *nextoff is the offset
  * from *end on.  tz_highwater() is the latest local (wall-clock) time
  * shown at or before t: more than t's own local time just after the
- * clocks went back.  tz_reach() is the first UTC instant whose local
- * time is at least `local': the instant a fixed-time job written for
- * that local time fires (the jump itself when the time was skipped,
- * the first occurrence when it repeats).  tz_offmax() is the largest
- * offset the zone ever uses.
+ * clocks went back.  tz_offmax() is the largest offset the zone ever
+ * uses.  (tz_local_to_utc(), in parser.h, goes the other way.)
  */
 int32_t	 tz_segment(const struct cron_tz *, int64_t, int64_t *, int64_t *,
 	    int32_t *);
 int64_t	 tz_highwater(const struct cron_tz *, int64_t);
-int64_t	 tz_reach(const struct cron_tz *, int64_t);
 int32_t	 tz_offmax(const struct cron_tz *);
 
 #endif /* NEXT_INT_H */

@@ -160,6 +160,15 @@ int32_t	 tz_offset(const struct cron_tz *, time_t);
  */
 int	 tz_transition(const struct cron_tz *, time_t, time_t, time_t *,
 	    int32_t *, int32_t *);
+/*
+ * tz_local_to_utc() turns a wall-clock time in a zone (seconds since
+ * the epoch as if the zone were UTC) into the first UTC instant whose
+ * local time is at least that: the instant itself when the clock shows
+ * it, the first occurrence of a repeated time, the jump for a skipped
+ * one; which is when a fixed-time job written for that local time
+ * fires.  A NULL zone is UTC.
+ */
+int64_t	 tz_local_to_utc(const struct cron_tz *, int64_t);
 
 /*
  * The next-fire calculator (next.c).  sched_next() finds the first
@@ -176,6 +185,20 @@ int	 tz_transition(const struct cron_tz *, time_t, time_t, time_t *,
 int	 sched_next(const struct cron_sched *, const struct cron_tz *,
 	    time_t, time_t *);
 int	 sched_never(const struct cron_sched *);
+/*
+ * sched_days() is the day-of-month/day-of-week rule, the one place it
+ * is written.  Given a set of days (a bit each, in any numbering the
+ * caller likes) with dom the days whose date the day-of-month field
+ * matches and dow those whose weekday the day-of-week field matches,
+ * it returns the days on which the schedule fires.  Vixie cron's rule:
+ * when either field's text begins with '*' a day must match both;
+ * otherwise matching either is enough.  The text decides, not the
+ * bits: "*\/2" in the day of month restricts the days and still asks
+ * for both, while "1-31" matches every date and still lets the day of
+ * week alone decide (so "0 0 1-31 * 1" fires every day).  With single
+ * days passed as 0 or 1 it answers for one day.
+ */
+uint32_t sched_days(const struct cron_sched *, uint32_t, uint32_t);
 
 /*
  * cron_fmt_iso8601() writes a UTC instant as the zone's local time with

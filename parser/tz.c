@@ -647,9 +647,10 @@ finish(const char *name, struct tlist *tl, const struct rule *r,
 		z->z_lkey[k] = z->z_at[k] + (k == 0 ? z->z_off0 :
 		    z->z_off[k - 1]);
 		/*
-		 * Keys must ascend for tz_reach(); they do in every real
-		 * zone (no segment is shorter than the step back before
-		 * it), and a broken one is flattened rather than trusted.
+		 * Keys must ascend for tz_local_to_utc(); they do in
+		 * every real zone (no segment is shorter than the step
+		 * back before it), and a broken one is flattened rather
+		 * than trusted.
 		 */
 		if (k > 0 && z->z_lkey[k] < z->z_lkey[k - 1])
 			z->z_lkey[k] = z->z_lkey[k - 1];
@@ -901,7 +902,7 @@ tz_highwater(const struct cron_tz *z, int64_t t)
 }
 
 int64_t
-tz_reach(const struct cron_tz *z, int64_t local)
+tz_local_to_utc(const struct cron_tz *z, int64_t local)
 {
 	int64_t	 shift = 0, base, k, t;
 	size_t	 seg;

@@ -2,10 +2,9 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * common.c: unit tests of the small pure parts of common/: the timer
- * queue (against a plain array, through a long deterministic sequence
- * of sets, moves, deletions and pops), output buffers, the decoding
- * of wait statuses, and environments as cron builds them for a job.
+ * common.c: unit tests of the small pure parts of common/: the sleep
+ * of the main loop, output buffers, the decoding of wait statuses, and
+ * environments as cron builds them for a job.
  */
 
 #include <sys/wait.h>
@@ -20,40 +19,6 @@
 
 #include "common.h"
 #include "../tap.h"
-
-#define NIDS	1000
-#define NOPS	200000
-
-static uint64_t	 rng = 0x9e3779b97f4a7c15ULL;
-
-/* xorshift64: the same sequence on every run and every machine. */
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return ((uint32_t)(rng % n));
-}
-
-/* The least (when, id) in the model, or 0 when empty. */
-static int
-model_min(const int64_t *when, const int *in, uint32_t *idp, int64_t *wp)
-{
-	uint32_t	 i;
-	int		 found = 0;
-
-	for (i = 0; i < NIDS; i++) {
-		if (!in[i])
-			continue;
-		if (!found || when[i] < *wp) {
-			*idp = i;
-			*wp = when[i];
-			found = 1;
-		}
-	}
-	return (found);
-}
 
 /*
  * clock_sleep(): the earlier of two optional deadlines.  A deadline
@@ -94,96 +59,6 @@ test_sleep(void)
 		    (long long)c[i].a, c[i].has_b ? "" : "none ",
 		    (long long)c[i].b, rv, (long long)ms);
 	}
-}
-
-static void
-test_timerq(void)
-{
-	static int64_t	 when[NIDS];
-	static int	 in[NIDS];
-	struct timerq	*q;
-	uint32_t	 id, mid = 0, op;
-	int64_t		 w, mw = 0, last;
-	size_t		 count = 0;
-	int		 i, bad = 0, r, mr;
-
-	if ((q = timerq_new()) == NULL)
-		exit(99);
-	ok(timerq_peek(q, &id, &w) == 0 && timerq_pop(q, &id, &w) == 0,
-	    "empty queue");
-	ok(timerq_del(q, 5) == 0 && timerq_get(q, 5, &w) == 0,
-	    "absent id");
-
-	ok(timerq_set(q, 7, 100) == 0 && timerq_set(q, 3, 100) == 0 &&
-	    timerq_set(q, 9, 50) == 0, "three sets");
-	ok(timerq_pop(q, &id, &w) == 1 && id == 9 && w == 50, "least first");
-	ok(timerq_pop(q, &id, &w) == 1 && id == 3 && w == 100,
-	    "ties by id");
-	ok(timerq_set(q, 7, 10) == 0 && timerq_get(q, 7, &w) == 1 &&
-	    w == 10 && timerq_count(q) == 1, "set again moves, not adds");
-	ok(timerq_pop(q, &id, &w) == 1 && id == 7 && w == 10 &&
-	    timerq_count(q) == 0, "moved entry pops");
-	ok(timerq_set(q, UINT32_MAX, 1) == -1, "UINT32_MAX refused");
-
-	for (i = 0; i < NOPS; i++) {
-		op = rnd(10);
-		id = rnd(NIDS);
-		if (op < 5) {
-			w = (int64_t)rnd(100000) - 50000;
-			if (timerq_set(q, id, w) == -1)
-				exit(99);
-			if (!in[id])
-				count++;
-			in[id] = 1;
-			when[id] = w;
-		} else if (op < 7) {
-			r = timerq_del(q, id);
-			if (r != in[id])
-				bad++;
-			if (in[id])
-				count--;
-			in[id] = 0;
-		} else if (op < 9) {
-			r = timerq_pop(q, &id, &w);
-			mr = model_min(when, in, &mid, &mw);
-			if (r != mr || (r && (id != mid || w != mw)))
-				bad++;
-			if (mr) {
-				in[mid] = 0;
-				count--;
-			}
-		} else {
-			r = timerq_get(q, id, &w);
-			if (r != in[id] || (r && w != when[id]))
-				bad++;
-		}
-		if (timerq_count(q) != count)
-			bad++;
-		if (i % 97 == 0) {
-			r = timerq_peek(q, &id, &w);
-			mr = model_min(when, in, &mid, &mw);
-			if (r != mr || (r && (id != mid || w != mw)))
-				bad++;
-		}
-	}
-	is_int(bad, 0, "%d random operations agree with a plain array",
-	    NOPS);
-
-	/* Draining gives nondecreasing (when, id). */
-	last = INT64_MIN;
-	mid = 0;
-	bad = 0;
-	while (timerq_pop(q, &id, &w) == 1) {
-		if (w < last || (w == last && id <= mid))
-			bad++;
-		last = w;
-		mid = id;
-		count--;
-	}
-	is_int(bad, 0, "drained in order");
-	is_int((long long)count, 0, "every entry drained");
-	timerq_free(q);
-	timerq_free(NULL);
 }
 
 static void
@@ -300,7 +175,6 @@ int
 main(void)
 {
 	test_sleep();
-	test_timerq();
 	test_outbuf();
 	test_status();
 	test_env();

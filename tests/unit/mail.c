@@ -18,6 +18,7 @@
 
 #include "common.h"
 #include "../tap.h"
+#include "spawnwait.h"
 
 static char	 tmpdir[] = "/tmp/cc-mail.XXXXXX";
 static char	 capture[256], failer[256], argsfile[256], msgfile[256];
@@ -72,6 +73,46 @@ slurp(const char *path)
 	return (buf);
 }
 
+/*
+ * Mail the output and run the mailer to its end, as the daemon does
+ * without blocking (spawnwait.h).  Returns 0 when it exited 0; -1 with
+ * a message in err otherwise: mail_start()'s, why it did not start, or
+ * how it ended and the first line it wrote.
+ */
+static int
+mail(const struct mail_req *req, const struct outbuf *out, char *err,
+    size_t len)
+{
+	struct spawn_job	*job;
+	struct spawn_status	 ss;
+	struct spawn_err	 se;
+	char			 st[128];
+	int			 r;
+
+	if (mail_start(req, out, &job, err, len) == -1)
+		return (-1);
+	if (sw_settle(job, job->sj_startby, &se) != 1) {
+		snprintf(err, len, "sendmail did not start: %s", se.se_msg);
+		(void)sw_reap(job, 1, NULL);
+		spawn_free(job);
+		return (-1);
+	}
+	r = sw_run(job, 10000, &ss);
+	if (r == 0 && (!ss.ss_exited || ss.ss_code != 0)) {
+		spawn_status_str(&ss, st, sizeof(st));
+		snprintf(err, len, "sendmail: %s: %.*s", st,
+		    (int)strcspn(job->sj_output.ob_buf != NULL ?
+		    job->sj_output.ob_buf : "", "\n"),
+		    job->sj_output.ob_buf != NULL ? job->sj_output.ob_buf : "");
+		r = -1;
+	} else if (r != 0) {
+		snprintf(err, len, "sendmail: did not end");
+		r = -1;
+	}
+	spawn_free(job);
+	return (r);
+}
+
 int
 main(void)
 {
@@ -86,7 +127,7 @@ main(void)
 				    NULL };
 	struct mail_req		 req = { 0 };
 	struct outbuf		 out;
-	char			 cmd[1024], err[256], *msg, *got, want[1024];
+	char			 cmd[1024], err[512], *msg, *got, want[1024];
 	size_t			 len;
 
 	if (mkdtemp(tmpdir) == NULL) {
@@ -135,8 +176,8 @@ main(void)
 	snprintf(cmd, sizeof(cmd), "%s -FCronDaemon -i  -B8BITMIME\t-oem -t",
 	    capture);
 	req.mr_sendmail = cmd;
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == 0,
-	    "mail_send through the capture program");
+	ok(mail(&req, &out, err, sizeof(err)) == 0,
+	    "mailed through the capture program");
 	got = slurp(msgfile);
 	is_str(got, expect, "the mailer got the message on its input");
 	free(got);
@@ -146,8 +187,8 @@ main(void)
 	free(got);
 	snprintf(cmd, sizeof(cmd), "%s -FCronDaemon -i -B8BITMIME -oem",
 	    capture);
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == 0,
-	    "mail_send without -t");
+	ok(mail(&req, &out, err, sizeof(err)) == 0,
+	    "mailed without -t");
 	got = slurp(argsfile);
 	is_str(got, "-FCronDaemon\n-i\n-B8BITMIME\n-oem\n"
 	    "ops@example.org,alice\n",
@@ -204,29 +245,29 @@ main(void)
 
 	/* A mailer that fails, and one that is not there. */
 	req.mr_sendmail = failer;
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	ok(mail(&req, &out, err, sizeof(err)) == -1,
 	    "failing mailer");
-	is_str(err, "sendmail: exit status 75: no route to host second line",
+	is_str(err, "sendmail: exit status 75: no route to host",
 	    "its status and words");
 	req.mr_sendmail = "/nonexistent/sendmail -t";
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	ok(mail(&req, &out, err, sizeof(err)) == -1,
 	    "missing mailer");
 	snprintf(want, sizeof(want), "sendmail did not start: exec "
 	    "/nonexistent/sendmail: %s", strerror(ENOENT));
 	is_str(err, want, "did not start");
 	req.mr_sendmail = "sendmail -t";
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	ok(mail(&req, &out, err, sizeof(err)) == -1,
 	    "relative mailer path");
 	is_str(err, "sendmail command must start with an absolute path",
 	    "its message");
 	req.mr_sendmail = "  ";
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	ok(mail(&req, &out, err, sizeof(err)) == -1,
 	    "empty mailer command");
 	snprintf(cmd, sizeof(cmd), "%s", capture);
 	for (len = 0; len < 40; len++)
 		strlcat(cmd, " -x", sizeof(cmd));
 	req.mr_sendmail = cmd;
-	ok(mail_send(&req, &out, 10000, err, sizeof(err)) == -1,
+	ok(mail(&req, &out, err, sizeof(err)) == -1,
 	    "too many words");
 	is_str(err, "sendmail command: too many arguments", "its message");
 	outbuf_free(&out);

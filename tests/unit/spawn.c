@@ -9,7 +9,9 @@
  * of the child, killing a process group down to a grandchild, timeouts,
  * output caps; starts that do not wait for the exec (spawn_launch()):
  * a failure reported later through the status pipe, before or after
- * the child is reaped, and many children in flight at once.  Run as
+ * the child is reaped, and many children in flight at once.  The
+ * tests wait for their children with spawnwait.h, as the daemon's loop
+ * does.  Run as
  * root, it creates a throwaway user and group (removed at exit) and
  * checks the child's ids and that root cannot come back; otherwise it
  * says why it skips that part.
@@ -34,6 +36,7 @@
 
 #include "common.h"
 #include "../tap.h"
+#include "spawnwait.h"
 
 #define BOUND	10000		/* ms: no test child lives longer */
 
@@ -83,11 +86,11 @@ run(const struct spawn_req *req, struct spawn_job **jobp,
 {
 	int	 r;
 
-	if (spawn_start(req, jobp, err) == -1)
+	if (sw_start(req, jobp, err) == -1)
 		return (-1);
-	r = spawn_run(*jobp, BOUND, ss);
+	r = sw_run(*jobp, BOUND, ss);
 	if (r != 0)
-		diag("spawn_run returned %d", r);
+		diag("sw_run returned %d", r);
 	return (r);
 }
 
@@ -159,7 +162,7 @@ test_notstarted(void)
 	int			 status;
 
 	req.sr_argv = argv;
-	ok(spawn_start(&req, &job, &err) == -1, "missing program: not started");
+	ok(sw_start(&req, &job, &err) == -1, "missing program: not started");
 	ok(job == NULL, "no job");
 	is_int(err.se_step, SPAWN_EXEC, "failed step is exec");
 	is_int(err.se_errno, ENOENT, "errno ENOENT");
@@ -171,7 +174,7 @@ test_notstarted(void)
 	memset(&req, 0, sizeof(req));
 	req.sr_cmd = "true";
 	req.sr_env = env;
-	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_EXEC,
+	ok(sw_start(&req, &job, &err) == -1 && err.se_step == SPAWN_EXEC,
 	    "SHELL from the table env, missing: not started");
 	is_str(err.se_msg, "exec /nonexistent/sh: No such file or directory",
 	    "message names the shell");
@@ -179,13 +182,13 @@ test_notstarted(void)
 	memset(&req, 0, sizeof(req));
 	req.sr_cmd = "true";
 	req.sr_env = home;
-	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR,
+	ok(sw_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR,
 	    "HOME that does not exist: not started");
 	is_str(err.se_msg, "chdir /nonexistent/home: No such file or "
 	    "directory", "message");
 
 	memset(&req, 0, sizeof(req));
-	ok(spawn_start(&req, &job, &err) == -1 && err.se_errno == EINVAL,
+	ok(sw_start(&req, &job, &err) == -1 && err.se_errno == EINVAL,
 	    "no command at all");
 }
 
@@ -380,7 +383,7 @@ test_kill(void)
 		diag("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 
 	req.sr_cmd = "sleep 60 & echo $!; wait";
-	if (spawn_start(&req, &job, &err) == -1) {
+	if (sw_start(&req, &job, &err) == -1) {
 		ok(0, "grandchild job: %s", err.se_msg);
 		return;
 	}
@@ -396,7 +399,7 @@ test_kill(void)
 	gpid = (pid_t)strtonum(num, 2, INT32_MAX, &errstr);
 	ok(errstr == NULL, "grandchild pid %s", num);
 	ok(spawn_kill(job, SIGKILL) == 0, "kill the process group");
-	is_int(spawn_run(job, BOUND, &ss), 0, "job ends");
+	is_int(sw_run(job, BOUND, &ss), 0, "job ends");
 	ok(!ss.ss_exited && ss.ss_signal == SIGKILL, "shell killed");
 	if (errstr == NULL) {
 		ok(waitpid(gpid, &status, 0) == gpid && WIFSIGNALED(status) &&
@@ -407,35 +410,15 @@ test_kill(void)
 
 	memset(&req, 0, sizeof(req));
 	req.sr_cmd = "echo started; exec sleep 60";
-	if (spawn_start(&req, &job, &err) == -1) {
+	if (sw_start(&req, &job, &err) == -1) {
 		ok(0, "timeout job: %s", err.se_msg);
 		return;
 	}
-	is_int(spawn_run(job, 300, &ss), 1, "spawn_run times out");
+	is_int(sw_run(job, 300, &ss), 1, "the run times out");
 	ok(!ss.ss_exited && ss.ss_signal == SIGKILL, "and kills the job");
 	is_str(out(job), "started\n", "output before the kill kept");
 	ok(spawn_kill(job, 0) == -1, "group gone");
 	spawn_free(job);
-}
-
-/*
- * Poll a launched job until its start is settled, at most BOUND ms.
- * Returns what spawn_started() returned last.
- */
-static int
-settle(struct spawn_job *job, struct spawn_err *err)
-{
-	struct pollfd	 pfd[SPAWN_NPOLLFD];
-	int64_t		 deadline;
-	int		 n, r;
-
-	deadline = clock_mono() + BOUND;
-	while ((r = spawn_started(job, err)) == 0 &&
-	    clock_mono() < deadline) {
-		n = spawn_pollfds(job, pfd);
-		poll(pfd, (nfds_t)n, (int)(deadline - clock_mono()));
-	}
-	return (r);
 }
 
 #define NFLIGHT	64
@@ -466,15 +449,15 @@ test_launch(void)
 		return;
 	n = spawn_pollfds(job, pfd);
 	ok(n >= 1 && n <= SPAWN_NPOLLFD, "status pipe among the descriptors");
-	is_int(settle(job, &err), -1, "then reported as not started");
+	is_int(sw_settle(job, clock_mono() + BOUND, &err), -1, "then reported as not started");
 	is_int(err.se_step, SPAWN_EXEC, "failed step is exec");
 	is_int(err.se_errno, ENOENT, "errno ENOENT");
 	is_str(err.se_msg, "exec /nonexistent/prog: No such file or directory",
-	    "message as from spawn_start()");
+	    "message as from a start that waits");
 	memset(&err, 0, sizeof(err));
 	ok(spawn_started(job, &err) == -1 && err.se_step == SPAWN_EXEC,
 	    "asked again: the same answer");
-	is_int(spawn_reap(job, 1, &ss), 1, "the child is left to reap");
+	is_int(sw_reap(job, 1, &ss), 1, "the child is left to reap");
 	ok(!ss.ss_exited || ss.ss_code == 127, "and it is gone");
 	spawn_free(job);
 
@@ -497,23 +480,23 @@ test_launch(void)
 	    "reaped by the caller");
 	spawn_exited(job, status);
 	is_int(spawn_started(job, &err), 1, "it started");
-	ok(spawn_reap(job, 0, &ss) == 1 && ss.ss_exited && ss.ss_code == 127,
+	ok(sw_reap(job, 0, &ss) == 1 && ss.ss_exited && ss.ss_code == 127,
 	    "and exited 127");
 	spawn_free(job);
 
-	/* spawn_run() waits for the start itself. */
+	/* A run waits for the start itself. */
 	memset(&req, 0, sizeof(req));
 	req.sr_cmd = "echo hi";
 	ok(spawn_launch(&req, &job, &err) == 0 &&
-	    spawn_run(job, BOUND, &ss) == 0 && ss.ss_exited &&
-	    ss.ss_code == 0, "spawn_run() of a launched job");
+	    sw_run(job, BOUND, &ss) == 0 && ss.ss_exited &&
+	    ss.ss_code == 0, "a launched job run to its end");
 	is_str(job != NULL ? out(job) : "", "hi\n", "its output");
 	spawn_free(job);
 	memset(&req, 0, sizeof(req));
 	req.sr_argv = argv;
 	ok(spawn_launch(&req, &job, &err) == 0 &&
-	    spawn_run(job, BOUND, &ss) == -1 && job->sj_reaped,
-	    "spawn_run() of a launch that fails: -1, reaped");
+	    sw_run(job, BOUND, &ss) == -1 && job->sj_reaped,
+	    "a launch that fails: -1, reaped");
 	spawn_free(job);
 
 	/* Killed before its start is settled: the child itself dies. */
@@ -521,7 +504,7 @@ test_launch(void)
 	req.sr_cmd = "exec sleep 60";
 	ok(spawn_launch(&req, &job, &err) == 0, "sleep: launched");
 	is_int(spawn_kill(job, SIGKILL), 0, "killed at once");
-	ok(spawn_reap(job, 1, &ss) == 1 && !ss.ss_exited &&
+	ok(sw_reap(job, 1, &ss) == 1 && !ss.ss_exited &&
 	    ss.ss_signal == SIGKILL, "by SIGKILL");
 	spawn_free(job);
 
@@ -568,7 +551,7 @@ test_launch(void)
 	is_int(alive, n, "all alive together");
 	for (i = 0, same = 0; i < n; i++) {
 		len = strlen(in[i]);
-		if (spawn_run(jobs[i], BOUND, &ss) == 0 && ss.ss_exited &&
+		if (sw_run(jobs[i], BOUND, &ss) == 0 && ss.ss_exited &&
 		    ss.ss_code == 0 && jobs[i]->sj_output.ob_len == len &&
 		    memcmp(out(jobs[i]), in[i], len) == 0)
 			same++;
@@ -648,7 +631,7 @@ test_user(void)
 	snprintf(closed, sizeof(closed), "%s/closed", tmpdir);
 	mkdir(closed, 0700);
 	req.sr_dir = closed;
-	ok(spawn_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR &&
+	ok(sw_start(&req, &job, &err) == -1 && err.se_step == SPAWN_CHDIR &&
 	    err.se_errno == EACCES, "home the user cannot enter: not started");
 	rmdir(closed);
 
@@ -657,7 +640,7 @@ test_user(void)
 	bad.pw_gid = (gid_t)-1;
 	req.sr_pw = &bad;
 	req.sr_dir = "/";
-	ok(spawn_start(&req, &job, &err) == -1 &&
+	ok(sw_start(&req, &job, &err) == -1 &&
 	    err.se_step == SPAWN_PRIVDROP &&
 	    err.se_privstep == PRIVDROP_SETGID && err.se_errno == EINVAL,
 	    "setgid refused: not started");
@@ -666,7 +649,7 @@ test_user(void)
 	is_str(err.se_msg, want, "its message");
 	bad = upw;
 	bad.pw_uid = (uid_t)-1;
-	ok(spawn_start(&req, &job, &err) == -1 &&
+	ok(sw_start(&req, &job, &err) == -1 &&
 	    err.se_step == SPAWN_PRIVDROP &&
 	    err.se_privstep == PRIVDROP_SETUID && err.se_errno == EINVAL,
 	    "setuid refused: not started");
@@ -689,7 +672,7 @@ test_user(void)
 			_exit(12);
 		req.sr_pw = &rootpw;
 		req.sr_dir = "/";
-		if (spawn_start(&req, &job, &err) != -1 ||
+		if (sw_start(&req, &job, &err) != -1 ||
 		    err.se_step != SPAWN_PRIVDROP ||
 		    err.se_privstep != PRIVDROP_NOTROOT)
 			_exit(13);
@@ -874,7 +857,7 @@ test_until(void)
 		req.sr_cmd = cmd;
 		req.sr_env = env;
 		req.sr_until = clock_mono();
-		ok(spawn_start(&req, &job, &err) == -1, "%s command past its "
+		ok(sw_start(&req, &job, &err) == -1, "%s command past its "
 		    "deadline: not started", how[i]);
 		is_int(err.se_step, SPAWN_LATE, "failed step is the deadline");
 		is_str(err.se_msg, "start deadline: Timer expired", "message");
@@ -888,6 +871,26 @@ test_until(void)
 		ok(stat(mark, &sb) == 0, "and did its work");
 		unlink(mark);
 	}
+}
+
+/* spawn_alive(): a live pid, a pid gone, a pid taken by a later process. */
+static void
+test_alive(void)
+{
+	pid_t	 pid;
+	int	 status;
+
+	ok(spawn_alive(getpid(), 0), "this process lives");
+	ok(spawn_alive(getpid(), clock_now_ms()),
+	    "and started before now");
+	ok(!spawn_alive(getpid(), 946684800000LL),
+	    "but not before 2000: a run started then had another pid");
+	ok(spawn_alive(1, 0), "pid 1 lives");
+	if ((pid = fork()) == 0)
+		_exit(0);
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid, "a child reaped");
+	ok(!spawn_alive(pid, 0), "its pid is gone");
+	ok(!spawn_alive(0, 0) && !spawn_alive(-1, 0), "no pid at all");
 }
 
 int
@@ -928,6 +931,7 @@ main(void)
 	test_io();
 	test_child_state();
 	test_kill();
+	test_alive();
 	test_launch();
 	test_plain();
 	test_until();

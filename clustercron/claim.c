@@ -1,0 +1,816 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * claim.c: what happens when jobs come due, and the misfire pass after
+ * a start or an outage of the store.  Under daemon.c in the daemon's
+ * chain (daemon.h): it asks gate.c whether this node may claim, claims
+ * in the store itself, and moves each fire along its life (fire.c) by
+ * what the store answered.
+ *
+ * A fire of node scope starts at once, unclaimed.  A cluster fire waits
+ * for the end of the turn: the fires that came due in one turn are
+ * claimed together, one transaction for those due at the same instant,
+ * so that a thousand jobs due at once cost the store one commit rather
+ * than a thousand; every claim is made before any job is started, so
+ * that the store's round trips do not come between a fire and its
+ * fork.  Whatever a node does with a cluster fire (run it, note it
+ * skipped or missed) it does after winning its claim.
+ *
+ * Fires in doubt.  A claim that failed without an answer may have been
+ * committed all the same (the connection dropped after the write).  If
+ * it was, no other node will run the fire and the misfire pass, which
+ * looks only past the job's last claimed fire, will not see it.  So
+ * such a fire is kept (FS_DOUBT) and asked about again, first thing,
+ * once the store answers: the store knows whose each claim was
+ * (store.h).  Fires dropped because the node could not claim at all
+ * (store down, fenced, the pass owed) are kept too (FS_DROPPED): the
+ * misfire pass leaves recent fires to the nodes firing them on time,
+ * and when every node dropped them nobody else would claim or note
+ * them.
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+/*
+ * A fire counts as missed once its timer is this late: the daemon was
+ * stopped, starved or cut off from the store meanwhile.
+ */
+#define LATE_MS		(60 * 1000)
+/*
+ * Fires this recent (seconds, besides the claim deferral) are left to
+ * the nodes firing them on time.
+ */
+#define RECOVER_MARGIN	2
+/* How far the misfire pass walks one job's schedule. */
+#define RECOVER_STEPS	100000
+/* Newest runs of a job read to tell whether a fire was rerun. */
+#define RERUN_LOOK	200
+
+static void	 due(struct job *, const struct jobref *, struct tick *);
+static enum gate_verdict verdict(struct tick *);
+static void	 claimed(struct fire *, const struct job *, int, int64_t,
+		    struct tick *);
+static void	 start_or_skip(struct fire *, const struct job *,
+		    struct tick *);
+static int	 overlapping(const struct job *, const char *, time_t);
+static void	 claim_one(struct fire *, const struct job *, int,
+		    struct tick *);
+static int	 doubts_settle(struct tick *);
+static int	 doubt_settle(struct fire *, const struct job *, int,
+		    struct tick *);
+static int	 doubt_cmp(const void *, const void *);
+static int	 instant_cmp(const void *, const void *);
+static int	 sjob_cmp(const void *, const void *);
+static int	 lost_before(const char *, time_t, int);
+
+/* Take every job due by the tick off the wall-clock timers. */
+void
+claim_due(struct tick *tk)
+{
+	struct jobref	 ref;
+	struct job	*j;
+
+	while ((j = jobs_due(tk->tk_wall, &ref)) != NULL)
+		due(j, &ref, tk);
+}
+
+/* A job's timer: schedule its next fire, then deal with this one. */
+static void
+due(struct job *j, const struct jobref *ref, struct tick *tk)
+{
+	struct fire	*f;
+	time_t		 fire = j->j_fire, after = fire;
+	int64_t		 late;
+	int		 cluster = job_opts(j)->o_scope == SCOPE_CLUSTER;
+	char		 id[CRON_IDLEN + 1];
+
+	job_id(j, id);
+	/*
+	 * Another live node is this fire's preferred claimant: give it
+	 * claim-defer to claim first (gate.c).  Decided now, with the
+	 * nodes alive now.
+	 */
+	if (cluster && !(j->j_flags & JOB_DEFERRED) &&
+	    D.d_conf.c_defer_ms > 0 &&
+	    !gate_preferred(gate_state(), id, fire, proc_count())) {
+		job_defer(j, D.d_conf.c_defer_ms);
+		return;
+	}
+	late = tk->tk_wall - ((int64_t)fire + job_delay(j, id)) * 1000;
+	if (tk->tk_floor != 0 && after < tk->tk_floor / 1000)
+		after = (time_t)(tk->tk_floor / 1000);
+	if (late > LATE_MS && tk->tk_floor == 0) {
+		/*
+		 * Not a jump of the clock but a daemon that could not
+		 * keep up (stopped, swapped out): the fires it slept
+		 * through are misfires, not a burst of runs.
+		 */
+		job_schedule(j, (time_t)(tk->tk_wall / 1000), id);
+		if (cluster)
+			gate_owe(1);
+		return;
+	}
+	job_schedule(j, after, id);
+	if (D.d_stopping)
+		return;
+	f = fire_new(ref, id, fire, 1);
+	if (cluster) {
+		/* Claimed with the others due now: claim_flush(). */
+		fire_step(f, FE_DUE, NULL, tk);
+		return;
+	}
+	fire_step(f, FE_LOCAL, NULL, tk);
+	start_or_skip(f, j, tk);
+}
+
+/*
+ * The gate's verdict now.  A node whose lease ran out tries one
+ * heartbeat first (node.c): it may only have slept.  A fence is said
+ * once.
+ */
+static enum gate_verdict
+verdict(struct tick *tk)
+{
+	enum gate_verdict	 v;
+
+	tick_read(tk);
+	if ((v = gate_check(tk->tk_mono)) == GATE_FENCED) {
+		node_beat_now(tk);
+		tick_read(tk);
+		if ((v = gate_check(tk->tk_mono)) == GATE_FENCED)
+			gate_fenced(tk->tk_mono);
+	}
+	return (v);
+}
+
+/*
+ * The claim of fire f of job j is ours (a catch-up with catchup set),
+ * made under the lease that ends at until: say so, then start or skip.
+ */
+static void
+claimed(struct fire *f, const struct job *j, int catchup, int64_t until,
+    struct tick *tk)
+{
+	struct fire_data	 d;
+
+	memset(&d, 0, sizeof(d));
+	d.fd_job = j;
+	d.fd_catchup = catchup;
+	d.fd_until = until;
+	fire_step(f, FE_WON, &d, tk);
+	start_or_skip(f, j, tk);
+}
+
+/* A fire of ours: start it, unless it must not overlap a run. */
+static void
+start_or_skip(struct fire *f, const struct job *j, struct tick *tk)
+{
+	struct fire_data	 d;
+	int			 busy;
+
+	memset(&d, 0, sizeof(d));
+	d.fd_job = j;
+	if (job_opts(j)->o_overlap == OVERLAP_FORBID) {
+		busy = overlapping(j, fire_id(f), fire_instant(f));
+		if (busy != 0) {
+			fire_step(f, busy == 1 ? FE_BUSY : FE_UNSURE, &d, tk);
+			return;
+		}
+	}
+	fire_step(f, FE_START, &d, tk);
+}
+
+/*
+ * Whether a run of job j (identity id) is in flight, here or, for
+ * cluster jobs, on any node by the store's runs.  -1 when the store
+ * cannot tell.
+ *
+ * A run the store still calls running is not always running: its
+ * daemon may have died.  So that such a row does not forbid the job
+ * for ever, this node's own rows count only while their process is
+ * alive (a daemon killed and restarted leaves its jobs running, and
+ * they still count).  Another node's rows count until failure
+ * detection marks them lost (node.c), node-timeout after that node fell
+ * silent: this node's list of live nodes is as old as its last
+ * heartbeat and does not yet know a node that started since, so it
+ * cannot tell a dead node from a new one.
+ */
+static int
+overlapping(const struct job *j, const char *id, time_t fire)
+{
+	struct store_run	*runs;
+	struct store_error	 se;
+	const struct store_run	*r;
+	size_t			 i, n;
+	int			 busy = 0, inflight;
+
+	if (fire_inflight(id) > 0)
+		return (1);
+	if (job_opts(j)->o_scope == SCOPE_NODE)
+		return (0);
+	/*
+	 * A node records a run only after it won the claim and forked, a
+	 * loop turn later (longer while it cannot write): meanwhile the
+	 * run shows as a claim of an earlier fire without a record.  Such
+	 * a claim counts for node-timeout; past that its node is dead or
+	 * cut off, and its runs would be lost anyway.  One node (SQLite)
+	 * knows its own runs in flight from fire_inflight().  The claims
+	 * are read first: a run recorded after this read is found running
+	 * by the next one (unless it has ended), while in the other order
+	 * a run recorded between the two reads would be in neither.
+	 */
+	if (D.d_mysql) {
+		if (store_job_inflight(D.d_st, id, fire, (time_t)
+		    ((D.d_conf.c_node_timeout_ms + 999) / 1000), &inflight,
+		    &se) == -1) {
+			gate_store_failed("reading claims in flight", &se);
+			return (-1);
+		}
+		if (inflight > 0)
+			return (1);
+	}
+	if (store_runs_running(D.d_st, NULL, &runs, &n, &se) == -1) {
+		gate_store_failed("reading running jobs", &se);
+		return (-1);
+	}
+	for (i = 0; i < n && !busy; i++) {
+		r = &runs[i];
+		if (strcmp(r->r_job, id) != 0 || r->r_fire == fire)
+			continue;
+		if (strcmp(r->r_node, D.d_conf.c_node) == 0) {
+			if (spawn_alive(r->r_pid, r->r_start))
+				busy = 1;
+			continue;
+		}
+		busy = 1;
+	}
+	store_runs_free(runs, n);
+	return (busy);
+}
+
+static int
+instant_cmp(const void *a, const void *b)
+{
+	time_t	 x = fire_instant(*(struct fire *const *)a);
+	time_t	 y = fire_instant(*(struct fire *const *)b);
+
+	return (x < y ? -1 : x > y);
+}
+
+/*
+ * Claim the cluster fires due in this turn: one store_claim_batch() per
+ * instant.  A job the batch did not win but whose row still read free
+ * (won 2: another node's transaction held it) is tried again on its
+ * own, which waits for that row and then tells the truth; one taken
+ * already (0) is not, which on a cluster is nearly every job of a burst
+ * that this node is not the preferred claimant of.  Every claim is made
+ * before any job is started.
+ */
+void
+claim_flush(struct tick *tk)
+{
+	struct store_error	 se;
+	struct fire		**q;
+	const struct job	**jobs;
+	const char		**ids;
+	unsigned char		*won;
+	struct fire_data	 d;
+	size_t			 i, k, n, nq, nwon, nstart = 0, ndown = 0;
+	int64_t			 t0, t1, until;
+	int			 w, down = 0;
+
+	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0)
+		return;
+	tick_read(tk);
+	t0 = tk->tk_mono;
+	switch (verdict(tk)) {
+	case GATE_STOPPING:
+		for (i = 0; i < nq; i++)
+			fire_step(q[i], FE_LEAVE, NULL, tk);
+		free(q);
+		return;
+	case GATE_DRAINED:
+		/*
+		 * The other nodes claim them.  Should they all be
+		 * drained, the misfire pass notes the fires later.
+		 */
+		gate_owe(0);
+		for (i = 0; i < nq; i++)
+			fire_step(q[i], FE_LEAVE, NULL, tk);
+		free(q);
+		return;
+	case GATE_FENCED:
+		/* As when the store is down: kept, settled later. */
+		for (i = 0; i < nq; i++)
+			fire_step(q[i], FE_HOLD, NULL, tk);
+		free(q);
+		return;
+	default:
+		break;
+	}
+	if (D.d_st != NULL && gate_owed())
+		claim_recover(tk);
+	if (D.d_st == NULL || gate_owed()) {
+		for (i = 0; i < nq; i++)
+			fire_step(q[i], FE_HOLD, NULL, tk);
+		free(q);
+		return;
+	}
+	/* A job gone since it came due is not claimed. */
+	for (i = k = 0; i < nq; i++) {
+		if (job_get(fire_ref(q[i]), fire_id(q[i])) == NULL) {
+			fire_step(q[i], FE_GONE, NULL, tk);
+			continue;
+		}
+		q[k++] = q[i];
+	}
+	if ((nq = k) == 0) {
+		free(q);
+		return;
+	}
+	/* Sorted by instant, each fire with its job. */
+	qsort(q, nq, sizeof(*q), instant_cmp);
+	jobs = xreallocarray(NULL, nq, sizeof(*jobs));
+	for (i = 0; i < nq; i++)
+		jobs[i] = job_get(fire_ref(q[i]), fire_id(q[i]));
+	until = gate_lease_until(gate_state());
+	ids = xreallocarray(NULL, nq, sizeof(*ids));
+	won = xcalloc(nq, 1);
+	for (i = 0; i < nq; i++)
+		ids[i] = fire_id(q[i]);
+	for (i = 0; i < nq; i = k) {
+		for (k = i; k < nq && fire_instant(q[k]) ==
+		    fire_instant(q[i]); k++)
+			;
+		/*
+		 * The store failed: the fires in flight are in doubt, the
+		 * rest were never claimed (dropped): both are settled
+		 * when it answers again.
+		 */
+		if (down) {
+			for (n = i; n < k; n++) {
+				fire_step(q[n], FE_HOLD, NULL, tk);
+				won[n] = 3;
+			}
+			ndown += k - i;
+			continue;
+		}
+		n = k - i;
+		if (n > 1 && store_claim_batch(D.d_st, ids + i, n,
+		    fire_instant(q[i]), n, won + i, &nwon, &se) == -1) {
+			gate_store_failed("claiming fires", &se);
+			for (n = i; n < k; n++) {
+				fire_step(q[n], FE_NO_ANSWER, NULL, tk);
+				won[n] = 3;
+			}
+			ndown += k - i;
+			down = 1;
+			continue;
+		}
+		if (n == 1)
+			won[i] = 2;
+		for (n = i; n < k; n++) {
+			if (won[n] != 2)
+				continue;
+			if (down || store_claim(D.d_st, ids[n],
+			    fire_instant(q[n]), &w, &se) == -1) {
+				if (!down)
+					gate_store_failed("claiming a fire",
+					    &se);
+				fire_step(q[n], down ? FE_HOLD : FE_NO_ANSWER,
+				    NULL, tk);
+				ndown++;
+				w = 3;
+				down = 1;
+			}
+			won[n] = (unsigned char)w;
+		}
+	}
+	if (!down)
+		gate_store_ok();
+	for (i = nwon = 0; i < nq; i++)
+		nwon += won[i] == 1;
+	/* What was claimed; fires in doubt are neither. */
+	metrics_claims(nwon, nq - nwon - ndown);
+	tick_read(tk);
+	t1 = tk->tk_mono;
+	log_debug("(CRON) CLAIMS (%zu fires in %lld ms)", nq,
+	    (long long)(t1 - t0));
+	for (i = 0; i < nq; i++) {
+		if (won[i] == 1) {
+			nstart++;
+			claimed(q[i], jobs[i], 0, until, tk);
+		} else if (won[i] == 0) {
+			memset(&d, 0, sizeof(d));
+			d.fd_job = jobs[i];
+			fire_step(q[i], FE_NOT_WON, &d, tk);
+		}
+	}
+	free(ids);
+	free(won);
+	free(jobs);
+	free(q);
+	if (nstart > 0) {
+		tick_read(tk);
+		log_debug("(CRON) STARTS (%zu fires in %lld ms)", nstart,
+		    (long long)(tk->tk_mono - t1));
+	}
+}
+
+/*
+ * One fire claimed on its own, at once: the misfire pass's catch-up
+ * (catchup set).
+ */
+static void
+claim_one(struct fire *f, const struct job *j, int catchup, struct tick *tk)
+{
+	struct store_error	 se;
+	struct fire_data	 d;
+	int64_t			 until;
+	int			 won;
+
+	if (D.d_st == NULL) {
+		fire_step(f, FE_HOLD, NULL, tk);
+		return;
+	}
+	until = gate_lease_until(gate_state());
+	if (store_claim(D.d_st, fire_id(f), fire_instant(f), &won, &se) ==
+	    -1) {
+		gate_store_failed("claiming a fire", &se);
+		fire_step(f, FE_NO_ANSWER, NULL, tk);
+		return;
+	}
+	gate_store_ok();
+	metrics_claims(won, !won);
+	if (won) {
+		claimed(f, j, catchup, until, tk);
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.fd_job = j;
+	fire_step(f, FE_NOT_WON, &d, tk);
+}
+
+static int
+doubt_cmp(const void *a, const void *b)
+{
+	const struct fire	*fa = *(struct fire *const *)a;
+	const struct fire	*fb = *(struct fire *const *)b;
+	int			 c;
+
+	if ((c = strcmp(fire_id(fa), fire_id(fb))) != 0)
+		return (c);
+	return (fire_instant(fa) < fire_instant(fb) ? -1 :
+	    fire_instant(fa) > fire_instant(fb));
+}
+
+/*
+ * Ask the store whose the fire in doubt is: a read of the claims first,
+ * then the claim made again, which wins it now if nobody had it.  Ours,
+ * it runs if still on time (or within a catch-up grace), else it is
+ * noted missed.  A dropped fire was never started on time: a misfire,
+ * of which a job gets one catch-up, for the latest (last set) of its
+ * dropped fires, as after any outage.  Returns -1 when the store
+ * failed again: the fire stays as it was.
+ */
+static int
+doubt_settle(struct fire *f, const struct job *j, int last, struct tick *tk)
+{
+	struct store_error	 se;
+	const struct cron_opts	*o = job_opts(j);
+	const char		*id = fire_id(f);
+	struct fire_data	 d;
+	time_t			 fire = fire_instant(f);
+	time_t			 late = (time_t)(tk->tk_wall / 1000) - fire;
+	char			 label[JOB_LABELLEN];
+	int64_t			 until;
+	int			 won, rec, dropped;
+
+	dropped = fire_state(f) == FS_DROPPED;
+	until = gate_lease_until(gate_state());
+	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
+	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
+		gate_store_failed("settling a claim in doubt", &se);
+		return (-1);
+	}
+	metrics_claims(won, !won);
+	if (!won) {
+		fire_step(f, FE_NOT_WON, NULL, tk);
+		return (0);
+	}
+	/*
+	 * Ours, but recorded meanwhile: this node was taken for dead while
+	 * the fire was in doubt, and another marked the claim lost (and
+	 * may have run it again).
+	 */
+	if (store_fire_recorded(D.d_st, id, fire, &rec, &se) == -1) {
+		gate_store_failed("settling a claim in doubt", &se);
+		return (-1);
+	}
+	memset(&d, 0, sizeof(d));
+	d.fd_job = j;
+	if (rec > 0) {
+		fire_step(f, FE_RECORDED, &d, tk);
+		return (0);
+	}
+	if ((!dropped && late <= LATE_MS / 1000) ||
+	    (dropped && last && o->o_misfire == MISFIRE_CATCHUP &&
+	    late <= (time_t)o->o_grace)) {
+		claimed(f, j, 1, until, tk);
+		return (0);
+	}
+	/* Noted before the fire leaves its doubt: a failed note keeps it. */
+	fire_log(LOG_INFO, job_owner(j), "MISSED", D.d_conf.c_node, fire,
+	    job_label(j, label, sizeof(label)), NULL);
+	metrics_fire_noted(id, job_owner(j), RUN_MISSED);
+	if (record_note(id, fire, RUN_MISSED, tk->tk_wall) == -1)
+		return (-1);
+	fire_step(f, FE_WON_LATE, &d, tk);
+	return (0);
+}
+
+/*
+ * Settle every fire in doubt or dropped whose job still exists, sorted
+ * by job and instant; those of jobs that went away are dropped.  Returns
+ * -1, keeping what is left, when the store failed again.  The pass
+ * works on the fires listed when it starts: settling one may make
+ * another (a catch-up that reaches its start past its lease), which is
+ * kept for the next pass.
+ */
+static int
+doubts_settle(struct tick *tk)
+{
+	struct fire	**v;
+	const struct job *j;
+	size_t		 i, k, m, n, last;
+
+	if ((n = fire_list(FSM(FS_DOUBT) | FSM(FS_DROPPED), &v)) == 0)
+		return (0);
+	qsort(v, n, sizeof(*v), doubt_cmp);
+	for (i = 0; i < n; i = k) {
+		for (k = i; k < n && strcmp(fire_id(v[k]), fire_id(v[i])) ==
+		    0; k++)
+			;
+		j = job_get(fire_ref(v[i]), fire_id(v[i]));
+		if (j == NULL || job_opts(j)->o_scope != SCOPE_CLUSTER) {
+			for (m = i; m < k; m++)
+				fire_step(v[m], FE_GONE, NULL, tk);
+			continue;
+		}
+		/* Its latest dropped fire, for the one catch-up. */
+		last = n;
+		for (m = i; m < k; m++)
+			if (fire_state(v[m]) == FS_DROPPED)
+				last = m;
+		for (m = i; m < k; m++) {
+			if (doubt_settle(v[m], j, m == last, tk) == -1) {
+				free(v);
+				return (-1);
+			}
+		}
+	}
+	free(v);
+	return (0);
+}
+
+static int
+sjob_cmp(const void *a, const void *b)
+{
+	const struct store_job	*ja, *jb;
+
+	ja = *(const struct store_job *const *)a;
+	jb = *(const struct store_job *const *)b;
+
+	return (strcmp(ja->j_id, jb->j_id));
+}
+
+/*
+ * The misfire pass, at start-up and when the store comes back.  The
+ * store's last claimed fire of each job says what nobody ran: claims
+ * only move forward, so every fire after it that is already past was
+ * claimed by no node.  The latest of them is claimed now (so that one
+ * node alone decides it) and, when the job asks for a catch-up and the
+ * fire is within its grace, run once; otherwise noted as missed.  Fires
+ * still within their spreading delay plus a margin are left to the
+ * nodes firing them on time.
+ */
+void
+claim_recover(struct tick *tk)
+{
+	struct store_job	*list = NULL, **byid = NULL, key, *kp, **hit;
+	struct store_error	 se;
+	struct table		*tb;
+	struct job		*j;
+	struct jobref		 ref;
+	struct fire		*f;
+	struct fire_data	 d;
+	const struct jsched	*js;
+	size_t			 i, n = 0, k;
+	time_t			 now, limit, t, latest;
+	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
+	int			 won, steps;
+
+	gate_pass();
+	if (D.d_st == NULL || D.d_stopping)
+		return;
+	/* A node that may not claim owes the pass until it may. */
+	if (verdict(tk) != GATE_CLAIM) {
+		gate_owe(0);
+		return;
+	}
+	/* Claims in doubt first: settling them may move last fires. */
+	if (doubts_settle(tk) == -1)
+		return;
+	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
+	    &se) == -1) {
+		gate_store_failed("listing jobs", &se);
+		return;
+	}
+	gate_store_ok();
+	byid = xreallocarray(NULL, n + 1, sizeof(*byid));
+	for (i = 0; i < n; i++)
+		byid[i] = &list[i];
+	qsort(byid, n, sizeof(*byid), sjob_cmp);
+
+	now = (time_t)(tk->tk_wall / 1000);
+	RB_FOREACH(tb, tables, jobtab_tables()) {
+		for (k = 0; k < tb->tb_njobs; k++) {
+			j = &tb->tb_jobs[k];
+			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
+			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
+				continue;
+			key.j_id = (char *)table_job_id(tb, k, id);
+			kp = &key;
+			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
+			if (hit == NULL || (*hit)->j_last_fire == 0)
+				continue;
+			limit = now - (time_t)job_delay(j, id) -
+			    RECOVER_MARGIN -
+			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
+			js = job_sched(j);
+			if (sched_next(&js->js_sched, js->js_tz,
+			    (*hit)->j_last_fire, &t) == -1 || t > limit)
+				continue;
+			latest = t;
+			for (steps = 0; steps < RECOVER_STEPS; steps++) {
+				if (sched_next(&js->js_sched, js->js_tz,
+				    latest, &t) == -1 || t > limit)
+					break;
+				latest = t;
+			}
+			job_ref(tb, k, &ref);
+			f = fire_new(&ref, id, latest, 1);
+			fire_step(f, FE_DUE, NULL, tk);
+			if (job_opts(j)->o_misfire == MISFIRE_CATCHUP &&
+			    latest >= now - (time_t)job_opts(j)->o_grace) {
+				claim_one(f, j, 1, tk);
+				continue;
+			}
+			if (store_claim(D.d_st, id, latest, &won,
+			    &se) == -1) {
+				gate_store_failed("claiming a missed fire",
+				    &se);
+				fire_step(f, FE_NO_ANSWER, NULL, tk);
+				goto out;
+			}
+			metrics_claims(won, !won);
+			if (!won) {
+				fire_step(f, FE_NOT_WON, NULL, tk);
+				continue;
+			}
+			fire_log(LOG_INFO, job_owner(j), "MISSED",
+			    D.d_conf.c_node, latest, job_label(j, label,
+			    sizeof(label)), NULL);
+			metrics_fire_noted(id, job_owner(j), RUN_MISSED);
+			memset(&d, 0, sizeof(d));
+			d.fd_job = j;
+			if (record_note(id, latest, RUN_MISSED,
+			    tk->tk_wall) == -1) {
+				/* Claimed: settled as ours later. */
+				fire_step(f, FE_NO_ANSWER, NULL, tk);
+				goto out;
+			}
+			fire_step(f, FE_WON_LATE, &d, tk);
+		}
+	}
+ out:
+	free(byid);
+	store_jobs_free(list, n);
+	jobtab_ids_drop();
+}
+
+/*
+ * Whether a run of the fire other than attempt `attempt' was lost: a
+ * rerun follows only a loss, so then the fire has had its rerun (or
+ * the run lost now was it).  -1 when the store cannot tell.
+ */
+static int
+lost_before(const char *id, time_t fire, int attempt)
+{
+	struct store_run	*runs;
+	struct store_error	 se;
+	size_t			 i, n;
+	int			 found = 0;
+
+	if (store_runs_list(D.d_st, id, RERUN_LOOK, &runs, &n, &se) == -1) {
+		gate_store_failed("reading the runs of a lost fire", &se);
+		return (-1);
+	}
+	for (i = 0; i < n; i++)
+		if (runs[i].r_fire == fire && runs[i].r_attempt != attempt &&
+		    runs[i].r_state == RUN_LOST)
+			found = 1;
+	store_runs_free(runs, n);
+	return (found);
+}
+
+/*
+ * A run of fire (id, fire) at attempt `attempt' was marked lost by this
+ * node, its node dead (node.c).  A job here with CLUSTERCRON_LOST=rerun
+ * gets the fire started again, once, as attempt + 1, on this node: the
+ * conditional write that marked the run lost made this node the only
+ * one to act on it, so there is no new claim.  A fire is rerun once:
+ * not when an earlier run of it was lost too (the run lost now was its
+ * rerun, or came after it).  A fenced node starts nothing, as it would
+ * with the store down; a drained one does, as no other node will.
+ */
+void
+claim_rerun(const char *id, time_t fire, int attempt, struct tick *tk)
+{
+	struct jobref		 ref;
+	struct fire_data	 d;
+	struct fire		*f;
+	struct job		*j;
+	char			 label[JOB_LABELLEN];
+	int			 r;
+
+	/* Not @reboot runs: they belong to each node, unclaimed. */
+	if (D.d_stopping || D.d_st == NULL ||
+	    (j = job_find(id, &ref)) == NULL ||
+	    job_opts(j)->o_scope != SCOPE_CLUSTER ||
+	    job_sched(j)->js_sched.s_flags & SCHED_REBOOT ||
+	    job_opts(j)->o_lost != LOST_RERUN || attempt < 1)
+		return;
+	job_label(j, label, sizeof(label));
+	tick_read(tk);
+	if (gate_check(tk->tk_mono) == GATE_FENCED) {
+		gate_fenced(tk->tk_mono);
+		fire_log(LOG_ERR, job_owner(j), "LOST", D.d_conf.c_node, fire,
+		    label, "attempt %d, not run again, this node is fenced",
+		    attempt);
+		return;
+	}
+	if ((r = lost_before(id, fire, attempt)) != 0) {
+		if (r == 1)
+			fire_log(LOG_INFO, job_owner(j), "LOST",
+			    D.d_conf.c_node, fire, label, "attempt %d, not "
+			    "run again, the fire was rerun once", attempt);
+		return;
+	}
+	fire_log(LOG_INFO, job_owner(j), "RERUN", D.d_conf.c_node, fire,
+	    label, "attempt %d, attempt %d lost", attempt + 1, attempt);
+	f = fire_new(&ref, id, fire, attempt + 1);
+	memset(&d, 0, sizeof(d));
+	d.fd_job = j;
+	d.fd_until = gate_lease_until(gate_state());
+	fire_step(f, FE_RERUN, &d, tk);
+	fire_step(f, FE_START, &d, tk);
+}
+
+/* Start the @reboot entries, on this node, unclaimed. */
+void
+claim_reboot(struct tick *tk)
+{
+	struct table		*tb;
+	struct jobref		 ref;
+	struct fire_data	 d;
+	struct fire		*f;
+	struct job		*j;
+	size_t			 i;
+	char			 id[CRON_IDLEN + 1];
+
+	RB_FOREACH(tb, tables, jobtab_tables()) {
+		for (i = 0; i < tb->tb_njobs; i++) {
+			j = &tb->tb_jobs[i];
+			if (!(job_sched(j)->js_sched.s_flags & SCHED_REBOOT))
+				continue;
+			job_ref(tb, i, &ref);
+			f = fire_new(&ref, table_job_id(tb, i, id),
+			    (time_t)(tk->tk_wall / 1000), 1);
+			memset(&d, 0, sizeof(d));
+			d.fd_job = j;
+			fire_step(f, FE_LOCAL, &d, tk);
+			fire_step(f, FE_START, &d, tk);
+		}
+	}
+}

@@ -1,0 +1,484 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * gate.c: the one answer to "may this node claim a cluster fire now?",
+ * and the state that answer rests on.  Near the bottom of the daemon's
+ * chain (daemon.h): it calls nothing of the daemon but the log.
+ *
+ * The state, each part written here and only here, by the functions
+ * named after the event that changes it:
+ *
+ *  - the store's health: down after a call failed (gate_store_failed()),
+ *    up again once one succeeds (gate_store_ok());
+ *  - the misfire pass owed: every outage, a fire slept through, a node
+ *    that could not claim leaves fires that only the pass settles
+ *    (gate_owe()); the pass clears it when it starts (gate_pass());
+ *  - this node's lease: the last heartbeat that renewed it, sent at a
+ *    monotonic instant (gate_beat()), from which the fence is measured;
+ *  - drained, and a clock too far from the store's (gate_drain(),
+ *    gate_skew()), both of which leave the claims to the other nodes;
+ *  - the live nodes and their loads, for the preferred claimant
+ *    (gate_nodes()).
+ *
+ * The answers are pure functions of that state and the instant asked
+ * about: gate_verdict(), gate_lease_until(), gate_preferred().  They
+ * open no connection, log nothing and arm no timer; what to do about
+ * the answer (a heartbeat at once, a line in the log) is the caller's.
+ *
+ * Why the fence.  A heartbeat renews a lease that runs from the moment
+ * the heartbeat was sent; the other nodes cannot declare this node dead
+ * before node-timeout after the store stamped that renewal, which is
+ * never earlier than its sending.  So a node that stops claiming and
+ * starting once node-timeout minus heartbeat-interval has passed since
+ * it sent its last renewal stops at least one heartbeat-interval before
+ * anyone may take its work over, whatever the two clocks say: only the
+ * monotonic clock measures the lease here, only the store's there.
+ * SQLite has one node and no lease.
+ *
+ * The preferred claimant.  When every node tries every fire at once,
+ * each fire costs the store one contended write per node.  Instead the
+ * live nodes, sorted by name, are ranked for each fire by a hash of the
+ * job's identity and the instant; the node it picks claims at the
+ * instant and the others only claim-defer later, when the preferred
+ * node has normally won already.  With load-spreading, the nodes that
+ * run noticeably more jobs than the least busy one (by the counts the
+ * nodes reported at their heartbeats, the same for every node) are left
+ * out of the ranking, and a node that finds itself busier by its own
+ * current count does not take its turn either.  Correctness does not
+ * depend on any of it: the claim alone decides.
+ */
+
+#include <sys/types.h>
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+/* Running jobs beyond twice the others' mean that make a node busier. */
+#define SPREAD_SLACK	2
+
+static struct gate	 G;
+
+static int	 busier(const struct gate *, int, size_t);
+static int	 load_cmp(const void *, const void *);
+static void	 nodes_clear(struct gate *);
+
+/*
+ * A store call failed.  The node runs no cluster job until a call
+ * succeeds again; that is logged once per outage, not at every fire.
+ * Every outage owes a misfire pass when it ends.  A conflict is no
+ * outage: it is logged and the store stays up.
+ */
+void
+gate_store_failed(const char *what, const struct store_error *se)
+{
+	if (se->se_class == STORE_CONFLICT) {
+		/* The store answered; someone else's row was in the way. */
+		log_warnx("(CRON) STORE (%s: %s)", what, se->se_msg);
+		return;
+	}
+	if (!G.g_down)
+		log_warnx("(CRON) STORE DOWN (%s: %s; running no cluster job)",
+		    what, se->se_msg);
+	G.g_down = 1;
+	G.g_owed = 1;
+}
+
+/* The store could not be opened at all (msg says why). */
+void
+gate_store_unopened(const char *msg)
+{
+	if (!G.g_down)
+		log_warnx("(CRON) STORE DOWN (%s; running no cluster job)",
+		    msg);
+	G.g_down = 1;
+	G.g_owed = 1;
+}
+
+/* The store was opened (again), backend its name. */
+void
+gate_store_opened(const char *backend)
+{
+	if (G.g_down)
+		log_info("(CRON) STORE BACK (%s)", backend);
+	G.g_down = 0;
+}
+
+/*
+ * A store call succeeded: an outage ends, and the misfire pass it owes
+ * is due at once (gate_kicked()).
+ */
+void
+gate_store_ok(void)
+{
+	if (G.g_down) {
+		log_info("(CRON) STORE BACK (cluster jobs resume)");
+		G.g_down = 0;
+	}
+	if (G.g_owed && !D.d_stopping)
+		G.g_kick = 1;
+}
+
+/*
+ * The misfire pass is owed; with now set, it is due at once (fires were
+ * slept through), otherwise at the next claim or store answer.
+ */
+void
+gate_owe(int now)
+{
+	G.g_owed = 1;
+	if (now && !D.d_stopping)
+		G.g_kick = 1;
+}
+
+/* The misfire pass starts: what it cannot settle it owes again. */
+void
+gate_pass(void)
+{
+	G.g_owed = 0;
+	G.g_kick = 0;
+}
+
+/* Whether the misfire pass is due at once; the answer is taken. */
+int
+gate_kicked(void)
+{
+	int	 k = G.g_kick && !D.d_stopping;
+
+	G.g_kick = 0;
+	return (k);
+}
+
+/* Whether gate_kicked() would say yes, without taking it. */
+int
+gate_kick_pending(void)
+{
+	return (G.g_kick && !D.d_stopping);
+}
+
+/*
+ * A heartbeat renewed the lease; it was sent at the monotonic instant
+ * sent.  A fence said before is lifted.
+ */
+void
+gate_beat(int64_t sent)
+{
+	G.g_beat = sent;
+	if (G.g_fenced)
+		log_info("(CRON) FENCED (lifted)");
+	G.g_fenced = 0;
+}
+
+/* When the lease was last renewed, monotonic ms; 0: never. */
+int64_t
+gate_beat_sent(void)
+{
+	return (G.g_beat);
+}
+
+/* The store says whether this node is drained; running: jobs here. */
+void
+gate_drain(int drained, size_t running)
+{
+	if (drained && !G.g_drained)
+		log_info("(CRON) DRAINED (claiming no cluster job; %zu "
+		    "running)", running);
+	else if (!drained && G.g_drained)
+		log_info("(CRON) RESUMED (claiming cluster jobs again)");
+	G.g_drained = drained;
+}
+
+/* The node's clock is skew ms ahead of the store's (behind: negative). */
+void
+gate_skew(int64_t skew)
+{
+	int64_t	 a = skew < 0 ? -skew : skew;
+	int	 bad;
+
+	bad = D.d_conf.c_max_skew_ms > 0 && a > D.d_conf.c_max_skew_ms;
+	if (bad && !G.g_skewed)
+		log_warnx("(CRON) SKEW (node clock %s the store by "
+		    "%" PRId64 ".%" PRId64 " s: claiming nothing)",
+		    skew > 0 ? "ahead of" : "behind", a / 1000,
+		    a % 1000 / 100);
+	else if (!bad && G.g_skewed)
+		log_info("(CRON) SKEW (node clock within %" PRId64 ".%"
+		    PRId64 " s of the store: claiming again)", a / 1000,
+		    a % 1000 / 100);
+	G.g_skewed = bad;
+}
+
+static int
+load_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct gate_node *)a)->gn_name,
+	    ((const struct gate_node *)b)->gn_name));
+}
+
+static void
+nodes_clear(struct gate *g)
+{
+	size_t	 i;
+
+	for (i = 0; i < g->g_nnodes; i++)
+		free(g->g_nodes[i].gn_name);
+	free(g->g_nodes);
+	g->g_nodes = NULL;
+	g->g_nnodes = 0;
+}
+
+/*
+ * The nodes the store knows, at its clock store_ms.  The live ones:
+ * heard from within node-timeout by the store's clock, draining ones
+ * included, as their runs still run.  Kept sorted by name, with the
+ * running counts they reported and whether they may be preferred
+ * claimants: active, and with a clock within max-clock-skew of the
+ * store's by their last heartbeat (a node beyond it claims nothing, and
+ * the others would wait for it in vain).  running: jobs here, for the
+ * debug line.
+ */
+void
+gate_nodes(const struct store_node *nodes, size_t n, int64_t store_ms,
+    size_t running)
+{
+	struct gate_node	*gn;
+	size_t			 i, k = 0;
+	char			 buf[512], one[128];
+
+	nodes_clear(&G);
+	gn = xcalloc(n + 1, sizeof(*gn));
+	for (i = 0; i < n; i++) {
+		if (nodes[i].n_beat < store_ms - D.d_conf.c_node_timeout_ms)
+			continue;
+		gn[k].gn_name = xstrdup(nodes[i].n_name);
+		gn[k].gn_load = nodes[i].n_running;
+		gn[k].gn_able = nodes[i].n_state == NODE_ACTIVE &&
+		    (D.d_conf.c_max_skew_ms == 0 ||
+		    (nodes[i].n_skew <= D.d_conf.c_max_skew_ms &&
+		    nodes[i].n_skew >= -D.d_conf.c_max_skew_ms));
+		k++;
+	}
+	qsort(gn, k, sizeof(*gn), load_cmp);
+	G.g_nodes = gn;
+	G.g_nnodes = k;
+	if (D.d_debug) {
+		buf[0] = '\0';
+		for (i = 0; i < k; i++) {
+			snprintf(one, sizeof(one), "%s%s %d%s",
+			    i > 0 ? ", " : "", gn[i].gn_name, gn[i].gn_load,
+			    gn[i].gn_able ? "" : " (not claiming)");
+			strlcat(buf, one, sizeof(buf));
+		}
+		log_debug("(CRON) NODES (%s; running here %zu)", buf,
+		    running);
+	}
+}
+
+/*
+ * The verdict says FENCED: say so in the log, once until a heartbeat
+ * lifts it.
+ */
+void
+gate_fenced(int64_t now)
+{
+	if (G.g_fenced)
+		return;
+	if (G.g_beat == 0)
+		log_warnx("(CRON) FENCED (no heartbeat yet; starting no "
+		    "cluster job)");
+	else
+		log_warnx("(CRON) FENCED (no heartbeat for %" PRId64 ".%"
+		    PRId64 " s; starting no cluster job)", (now - G.g_beat) /
+		    1000, (now - G.g_beat) % 1000 / 100);
+	G.g_fenced = 1;
+}
+
+/* The state itself, read-only: for gate_verdict() and its tests. */
+const struct gate *
+gate_state(void)
+{
+	return (&G);
+}
+
+/* Whether the store is usable for cluster jobs. */
+int
+gate_store_up(void)
+{
+	return (D.d_st != NULL && !G.g_down);
+}
+
+/* Whether the misfire pass is owed. */
+int
+gate_owed(void)
+{
+	return (G.g_owed);
+}
+
+/*
+ * Whether the lease renewed at beat (0: never) is too old, at the
+ * monotonic instant now, to claim or start on: MariaDB only.
+ */
+int
+gate_fence_due(const struct gate *g, int64_t now)
+{
+	if (!D.d_mysql)
+		return (0);
+	return (g->g_beat == 0 || now - g->g_beat >=
+	    D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms);
+}
+
+/*
+ * May this node claim cluster fires at the monotonic instant now?  In
+ * this order, as each answer asks something different of the caller:
+ *
+ *	GATE_STOPPING	the daemon stops: nothing is claimed, nothing
+ *			kept;
+ *	GATE_FENCED	the lease ran out: claim nothing, start nothing;
+ *			keep the fires and settle them once the node may
+ *			(as with the store down); a heartbeat at once
+ *			may lift it;
+ *	GATE_DRAINED	drained, or the clock too far from the store's:
+ *			the other nodes claim; the misfire pass is owed
+ *			should none of them;
+ *	GATE_DOWN	no store connection at all: keep the fires;
+ *	GATE_RECOVER	the misfire pass is owed: it comes before any new
+ *			claim (a claim moves a job's last fire past the
+ *			fires missed meanwhile, which could then be
+ *			neither claimed nor noted);
+ *	GATE_CLAIM	claim.
+ */
+enum gate_verdict
+gate_verdict(const struct gate *g, int64_t now)
+{
+	if (D.d_stopping)
+		return (GATE_STOPPING);
+	if (gate_fence_due(g, now))
+		return (GATE_FENCED);
+	if (g->g_drained || g->g_skewed)
+		return (GATE_DRAINED);
+	if (D.d_st == NULL)
+		return (GATE_DOWN);
+	if (g->g_owed)
+		return (GATE_RECOVER);
+	return (GATE_CLAIM);
+}
+
+/* The verdict of this node's gate at the monotonic instant now. */
+enum gate_verdict
+gate_check(int64_t now)
+{
+	return (gate_verdict(&G, now));
+}
+
+/*
+ * The end of this node's lease, monotonic ms, as of its last renewal;
+ * 0 when it has none (SQLite), 1 (long past) before the first.  A
+ * claim made now may be started up to then; a renewal after the claim
+ * does not extend that.
+ */
+int64_t
+gate_lease_until(const struct gate *g)
+{
+	if (!D.d_mysql)
+		return (0);
+	if (g->g_beat == 0)
+		return (1);
+	return (g->g_beat + D.d_conf.c_node_timeout_ms -
+	    D.d_conf.c_heartbeat_ms);
+}
+
+/*
+ * Whether a node running load jobs is noticeably busier than the
+ * others that may claim (node skip left out): more than twice their
+ * mean plus SPREAD_SLACK.  The counts are samples taken at each node's
+ * heartbeat, at different moments: a node that happened to beat while
+ * a burst ran reports more than one that beat between bursts, though
+ * both work as much, and with bursts that outlast their period a node
+ * may report one burst or two.  A bar this high keeps such nodes in
+ * the ranking and still leaves out one that carries a load of its own.
+ */
+static int
+busier(const struct gate *g, int load, size_t skip)
+{
+	int64_t	 sum = 0, n = 0;
+	size_t	 i;
+
+	for (i = 0; i < g->g_nnodes; i++) {
+		if (i == skip || !g->g_nodes[i].gn_able)
+			continue;
+		sum += g->g_nodes[i].gn_load;
+		n++;
+	}
+	if (n == 0)
+		return (0);
+	return ((int64_t)load * n > 2 * sum + SPREAD_SLACK * n);
+}
+
+/*
+ * Whether this node is the preferred claimant of the fire (id, fire),
+ * running jobs here now: always when it knows no other live node, is
+ * not among them yet or no node may be preferred.  The ranking leaves
+ * out the nodes that claim nothing (draining, clock skewed) and the
+ * busier nodes by their reported counts, which every node reads alike;
+ * this node also gives up its turn when it is busier by its count now.
+ */
+int
+gate_preferred(const struct gate *g, const char *id, time_t fire,
+    size_t running)
+{
+	const struct gate_node	*gn = g->g_nodes;
+	uint64_t		 h = 1469598103934665603ULL;
+	size_t			 i, ncand = 0, pick, me = SIZE_MAX;
+	int			 spread = D.d_conf.c_load_spreading;
+
+	if (g->g_nnodes < 2)
+		return (1);
+	for (i = 0; i < g->g_nnodes; i++) {
+		if (strcmp(gn[i].gn_name, D.d_conf.c_node) == 0)
+			me = i;
+		if (gn[i].gn_able && (!spread || !busier(g, gn[i].gn_load, i)))
+			ncand++;
+	}
+	/* Nobody to wait for. */
+	if (me == SIZE_MAX || ncand == 0)
+		return (1);
+	if (spread && busier(g, (int)running, me))
+		return (0);
+	for (; *id != '\0'; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+	for (i = 0; i < 8; i++)
+		h = (h ^ (((uint64_t)fire >> (i * 8)) & 0xff)) *
+		    1099511628211ULL;
+	/*
+	 * FNV-1a's low bits are poor: its lowest is the parity of the
+	 * bytes, so with two nodes a job's fires would all go to one node
+	 * for minutes.  Mix the high bits down (MurmurHash3's finaliser).
+	 */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	pick = (size_t)(h % ncand);
+	for (i = 0; i < g->g_nnodes; i++) {
+		if (!gn[i].gn_able || (spread && busier(g, gn[i].gn_load, i)))
+			continue;
+		if (pick-- == 0)
+			return (i == me);
+	}
+	return (0);
+}
+
+void
+gate_free(void)
+{
+	nodes_clear(&G);
+	memset(&G, 0, sizeof(G));
+}

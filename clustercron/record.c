@@ -1,0 +1,499 @@
+/*
+ * Copyright (c) 2026 The clustercron authors
+ * ISC licence: see LICENSE.
+ *
+ * record.c: run records to the store, under fire.c in the daemon's
+ * chain (daemon.h).  Every attempt is a run in the store: its start
+ * once it exec'd, its end once it ended; an attempt that did not start
+ * is recorded as failed, with why; a fire not started (missed, skipped)
+ * is noted.  Runs of node scope are recorded too, by every node that
+ * runs them.
+ *
+ * The store's commits come at the end of a turn of the loop
+ * (record_flush()), after the turn's forks, not between a fire and its
+ * exec, and a burst costs one commit for its starts and one for its
+ * ends, not one each.  History is trimmed now and then, after runs:
+ * never on a timer of its own, so that an idle daemon does not wake up
+ * for it.
+ */
+
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "store.h"
+
+#define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
+
+/*
+ * A run whose start this node is recording: queued for the end of the
+ * turn (r_queued), then in the store as r_runid, until its end.
+ */
+struct rec {
+	TAILQ_ENTRY(rec) r_entry;	/* in starts, while r_queued */
+	int		 r_queued;
+	char		 r_id[CRON_IDLEN + 1];
+	time_t		 r_fire;
+	int		 r_attempt;
+	pid_t		 r_pid;
+	int64_t		 r_start;	/* wall ms */
+	int64_t		 r_runid;	/* 0: not in the store */
+};
+static TAILQ_HEAD(, rec) starts = TAILQ_HEAD_INITIALIZER(starts);
+static size_t		 nstarts;
+static int64_t		 trimmed;	/* last trim, monotonic ms */
+
+/*
+ * Records not yet in the store: the start and end of a run whose start
+ * was never recorded, the end of one whose start was, or a start that
+ * failed.  Every end waits here for the end of the loop's turn, so
+ * that the ends reaped in one turn go to the store together, in one
+ * transaction (store_runs_end_batch()), as the starts of a turn do
+ * (record_flush()).  The records the store could not take when they
+ * happened (p_late) wait, in order, until it answers again (or is first
+ * reached: a daemon started while MariaDB was away still runs its
+ * node-local jobs), so that an outage leaves no run "running" for good
+ * and none unrecorded.  While the store is known to be down they wait
+ * for it to answer something else (SQLite's is tried again every
+ * PENDING_RETRY); a run's end never waits on it.
+ */
+enum pending_kind { PK_RUN, PK_END, PK_FAIL };
+struct pending {
+	TAILQ_ENTRY(pending) p_entry;
+	enum pending_kind p_kind;
+	int		 p_late;	/* the store failed to take it */
+	char		 p_id[CRON_IDLEN + 1];
+	time_t		 p_fire;
+	int		 p_attempt;
+	int		 p_pid;
+	int64_t		 p_start;	/* ms; PK_FAIL: when it was */
+	int64_t		 p_runid;	/* PK_END */
+	int64_t		 p_end;
+	int		 p_wstatus;
+	char		*p_out;		/* output's head, or why */
+	size_t		 p_outtotal;	/* bytes the run wrote */
+};
+static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
+static size_t		 npending;
+static int64_t		 pending_tried;	/* monotonic ms */
+#define PENDING_RETRY	5000		/* ms */
+#define PENDING_MAX	10000		/* then the oldest go */
+#define PENDING_BATCH	512		/* runs per transaction */
+
+
+static void	 pending_add(int, const char *, time_t, int, pid_t, int64_t,
+		    int64_t, int64_t, int, const struct outbuf *,
+		    const char *, int);
+static void	 pending_free(struct pending *);
+static int	 pending_batch(size_t, size_t *, size_t *, const char **,
+		    struct store_error *);
+static int	 pending_flush(int, struct tick *);
+static void	 history_trim(struct tick *);
+
+struct rec *
+record_start(const char *id, time_t fire, int attempt, pid_t pid,
+    int64_t start)
+{
+	struct rec	*r;
+
+	r = xcalloc(1, sizeof(*r));
+	strlcpy(r->r_id, id, sizeof(r->r_id));
+	r->r_fire = fire;
+	r->r_attempt = attempt;
+	r->r_pid = pid;
+	r->r_start = start;
+	r->r_queued = 1;
+	TAILQ_INSERT_TAIL(&starts, r, r_entry);
+	nstarts++;
+	return (r);
+}
+
+int64_t
+record_runid(const struct rec *r)
+{
+	return (r->r_runid);
+}
+
+/*
+ * The attempt of r ended: its record waits for the end of the turn, with
+ * the other ends reaped in it; a run whose start is not in the store
+ * yet has both recorded then.
+ */
+void
+record_end(struct rec *r, int64_t end, int wstatus, const struct outbuf *out,
+    struct tick *tk)
+{
+	if (r->r_queued) {
+		TAILQ_REMOVE(&starts, r, r_entry);
+		nstarts--;
+		pending_add(PK_RUN, r->r_id, r->r_fire, r->r_attempt,
+		    r->r_pid, r->r_start, 0, end, wstatus, out, NULL,
+		    !gate_store_up());
+	} else if (r->r_runid != 0)
+		pending_add(PK_END, r->r_id, r->r_fire, r->r_attempt,
+		    r->r_pid, r->r_start, r->r_runid, end, wstatus, out, NULL,
+		    !gate_store_up());
+	free(r);
+	history_trim(tk);
+}
+
+/*
+ * An attempt that could not be started: recorded as failed, with why,
+ * so that the history shows it (a cluster fire was claimed, and no
+ * other node will run it).
+ */
+void
+record_fail(const char *id, time_t fire, int attempt, const char *why,
+    int64_t when)
+{
+	struct store_error	 se;
+
+	if (gate_store_up() && store_run_fail(D.d_st, id, fire, attempt,
+	    when, why, &se) == 0)
+		return;
+	if (gate_store_up())
+		gate_store_failed("recording a run that did not start", &se);
+	pending_add(PK_FAIL, id, fire, attempt, 0, when, 0, 0, 0, NULL, why, 1);
+}
+
+/* A fire not started, missed or skipped: noted now. */
+int
+record_note(const char *id, time_t fire, enum store_run_state state,
+    int64_t when)
+{
+	struct store_error	 se;
+
+	if (store_fire_note(D.d_st, id, fire, state, when, &se) == 0)
+		return (0);
+	gate_store_failed(state == RUN_SKIPPED ? "noting a skipped fire" :
+	    "noting a missed fire", &se);
+	return (-1);
+}
+
+/*
+ * Keep a record for the end of the turn, or for when the store answers
+ * again (late set: it could not take it now): kind PK_RUN (a start and
+ * its end), PK_END (the end of run runid) or PK_FAIL (the attempt did
+ * not start, for the reason why, at start).
+ */
+static void
+pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
+    int64_t start, int64_t runid, int64_t end, int wstatus,
+    const struct outbuf *ob, const char *why, int late)
+{
+	struct pending		*p;
+
+	if (npending >= PENDING_MAX) {
+		pending_free(TAILQ_FIRST(&pendings));
+		log_warnx("(CRON) STORE (more than %d runs not recorded: "
+		    "the oldest dropped)", PENDING_MAX);
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->p_kind = kind;
+	p->p_late = late;
+	strlcpy(p->p_id, id, sizeof(p->p_id));
+	p->p_fire = fire;
+	p->p_attempt = attempt;
+	p->p_start = start;
+	if (kind == PK_FAIL) {
+		p->p_out = xstrdup(why);
+		p->p_outtotal = strlen(why);
+	} else {
+		p->p_pid = (int)pid;
+		p->p_runid = runid;
+		p->p_end = end;
+		p->p_wstatus = wstatus;
+		p->p_out = xmalloc(ob->ob_len + 1);
+		if (ob->ob_len > 0)
+			memcpy(p->p_out, ob->ob_buf, ob->ob_len);
+		p->p_out[ob->ob_len] = '\0';
+		p->p_outtotal = (size_t)ob->ob_total;
+	}
+	TAILQ_INSERT_TAIL(&pendings, p, p_entry);
+	npending++;
+}
+
+/* Take a record off the queue and free it. */
+static void
+pending_free(struct pending *p)
+{
+	TAILQ_REMOVE(&pendings, p, p_entry);
+	free(p->p_out);
+	free(p);
+	npending--;
+}
+
+/*
+ * Write the runs at the head of the queue, at most max of them and up
+ * to the first PK_FAIL: the ends of those whose start is in, in one
+ * transaction; then the starts of the others in one, and their ends in
+ * another.  Counts in *n the runs that went (in *late those kept
+ * through a failure) and returns 0, or -1 with *se and *what filled
+ * when the store failed: then what is left stays, with each start
+ * that went in marked so.
+ */
+static int
+pending_batch(size_t max, size_t *n, size_t *late, const char **what,
+    struct store_error *se)
+{
+	static struct store_run_start	*rs;
+	static struct store_run_end	*re;
+	static struct pending		**pe, **ps;
+	static int64_t			*ids;
+	static size_t			 cap;
+	struct pending			*p;
+	size_t				 i, k = 0, ne = 0, ns = 0;
+
+	TAILQ_FOREACH(p, &pendings, p_entry) {
+		if (p->p_kind == PK_FAIL || k == max)
+			break;
+		if (k == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			rs = xreallocarray(rs, cap, sizeof(*rs));
+			re = xreallocarray(re, cap, sizeof(*re));
+			pe = xreallocarray(pe, cap, sizeof(*pe));
+			ps = xreallocarray(ps, cap, sizeof(*ps));
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+		}
+		if (p->p_kind == PK_RUN)
+			ps[ns++] = p;
+		else
+			pe[ne++] = p;
+		k++;
+	}
+	*what = "recording the end of a run";
+	for (i = 0; i < ne; i++) {
+		p = pe[i];
+		re[i].re_id = p->p_runid;
+		re[i].re_end = p->p_end;
+		re[i].re_status = p->p_wstatus;
+		re[i].re_out = p->p_out;
+		re[i].re_outlen = p->p_outtotal;
+	}
+	if (ne > 0 && store_runs_end_batch(D.d_st, re, ne, se) == -1)
+		return (-1);
+	for (i = 0; i < ne; i++) {
+		*late += pe[i]->p_late;
+		pending_free(pe[i]);
+	}
+	*n += ne;
+	if (ns == 0)
+		return (0);
+	for (i = 0; i < ns; i++) {
+		p = ps[i];
+		rs[i].rs_job = p->p_id;
+		rs[i].rs_fire = p->p_fire;
+		rs[i].rs_attempt = p->p_attempt;
+		rs[i].rs_pid = p->p_pid;
+		rs[i].rs_start = p->p_start;
+	}
+	*what = "recording a run";
+	if (store_runs_start_batch(D.d_st, rs, ns, ids, se) == -1)
+		return (-1);
+	/* Their starts are in: only the ends are left. */
+	for (i = 0; i < ns; i++) {
+		p = ps[i];
+		p->p_runid = ids[i];
+		p->p_kind = PK_END;
+		re[i].re_id = p->p_runid;
+		re[i].re_end = p->p_end;
+		re[i].re_status = p->p_wstatus;
+		re[i].re_out = p->p_out;
+		re[i].re_outlen = p->p_outtotal;
+	}
+	*what = "recording the end of a run";
+	if (store_runs_end_batch(D.d_st, re, ns, se) == -1)
+		return (-1);
+	for (i = 0; i < ns; i++) {
+		*late += ps[i]->p_late;
+		pending_free(ps[i]);
+	}
+	*n += ns;
+	return (0);
+}
+
+/*
+ * Write the records kept, oldest first: at once when the store is known
+ * to answer or with force set, otherwise (SQLite) at most every
+ * PENDING_RETRY; the first success says the store is back.  Runs go in
+ * batches (pending_batch()), a failed start alone.  Returns -1, keeping
+ * what is left, when the store failed or was not tried.
+ */
+static int
+pending_flush(int force, struct tick *tk)
+{
+	struct store_error	 se;
+	struct pending		*p;
+	const char		*what = NULL;
+	int64_t			 now;
+	size_t			 n = 0, late = 0, max = PENDING_BATCH;
+
+	/*
+	 * While the store is known to be down, MariaDB's is probed by the
+	 * heartbeat (node.c), which says when it is back: a try here
+	 * could wait out a connection timeout in the middle of the loop.
+	 * SQLite's is tried again now and then.
+	 */
+	if (D.d_st == NULL)
+		return (-1);
+	tick_read(tk);
+	now = tk->tk_mono;
+	if (!gate_store_up() && !force && (D.d_mysql ||
+	    now - pending_tried < PENDING_RETRY))
+		return (-1);
+	pending_tried = now;
+	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
+		if (p->p_kind == PK_FAIL) {
+			what = "recording a run that did not start";
+			if (store_run_fail(D.d_st, p->p_id, p->p_fire,
+			    p->p_attempt, p->p_start, p->p_out, &se) == -1)
+				break;
+			late += p->p_late;
+			pending_free(p);
+			n++;
+			continue;
+		}
+		if (pending_batch(max, &n, &late, &what, &se) == 0)
+			continue;
+		/* A conflict: look for the run in the way one by one. */
+		if (se.se_class != STORE_CONFLICT || max == 1) {
+			p = TAILQ_FIRST(&pendings);
+			break;
+		}
+		max = 1;
+	}
+	if (n > 0) {
+		tick_read(tk);
+		log_debug("(CRON) ENDS (%zu runs in %lld ms)", n,
+		    (long long)(tk->tk_mono - now));
+		if (late > 0)
+			log_info("(CRON) STORE (%zu runs recorded late)",
+			    late);
+		gate_store_ok();
+	}
+	if (p != NULL) {
+		if (se.se_class != STORE_CONFLICT) {
+			gate_store_failed(what, &se);
+			/* What waits now waits for the store. */
+			TAILQ_FOREACH(p, &pendings, p_entry)
+				p->p_late = 1;
+			return (-1);
+		}
+		/* Someone else's row: this one cannot go in, ever. */
+		log_warnx("(CRON) STORE (a run kept meanwhile is dropped: "
+		    "%s)", se.se_msg);
+		pending_free(p);
+	}
+	return (0);
+}
+
+/*
+ * Record what is kept so far (pending_flush()), then the starts of the
+ * attempts that exec'd since the last call, all of them in one
+ * transaction: the loop calls this at the end of each turn.
+ */
+void
+record_flush(struct tick *tk)
+{
+	static struct store_run_start	*rs;
+	static struct rec		**rv;
+	static int64_t			*ids;
+	static size_t			 cap;
+	struct store_error		 se;
+	struct rec			*r;
+	int64_t				 t0;
+	size_t				 i, n = 0;
+
+	if (npending > 0 && pending_flush(0, tk) == -1)
+		return;
+	if (nstarts == 0 || D.d_st == NULL)
+		return;
+	/* The store is down: the starts wait (record_end() keeps them). */
+	if (!gate_store_up())
+		return;
+	tick_read(tk);
+	t0 = tk->tk_mono;
+	TAILQ_FOREACH(r, &starts, r_entry) {
+		if (n == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			rs = xreallocarray(rs, cap, sizeof(*rs));
+			rv = xreallocarray(rv, cap, sizeof(*rv));
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+		}
+		rs[n].rs_job = r->r_id;
+		rs[n].rs_fire = r->r_fire;
+		rs[n].rs_attempt = r->r_attempt;
+		rs[n].rs_pid = (int)r->r_pid;
+		rs[n].rs_start = r->r_start;
+		rv[n++] = r;
+	}
+	if (store_runs_start_batch(D.d_st, rs, n, ids, &se) == -1) {
+		/* Kept for later. */
+		gate_store_failed("recording a run", &se);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		r = rv[i];
+		r->r_runid = ids[i];
+		r->r_queued = 0;
+		TAILQ_REMOVE(&starts, r, r_entry);
+	}
+	nstarts = 0;
+	tick_read(tk);
+	log_debug("(CRON) RECORD (%zu starts in %lld ms)", n,
+	    (long long)(tk->tk_mono - t0));
+}
+
+/* The daemon stops: one last try at the records kept meanwhile. */
+void
+record_final(struct tick *tk)
+{
+	if (npending > 0)
+		(void)pending_flush(1, tk);
+	if (npending > 0)
+		log_warnx("(CRON) STORE (%zu runs could not be recorded)",
+		    npending);
+}
+
+/*
+ * Trim the history now and then, after runs: never on a timer of its
+ * own, so that an idle daemon does not wake up for it.  The store takes
+ * a lease so that one node of a cluster trims at a time.
+ */
+static void
+history_trim(struct tick *tk)
+{
+	struct store_error	 se;
+	size_t			 n;
+
+	if (D.d_st == NULL || (trimmed != 0 &&
+	    tk->tk_mono - trimmed < TRIM_EVERY))
+		return;
+	trimmed = tk->tk_mono;
+	if (D.d_conf.c_hist_age_ms == 0 && D.d_conf.c_hist_runs == 0)
+		return;
+	if (store_trim(D.d_st, D.d_conf.c_hist_age_ms, D.d_conf.c_hist_runs,
+	    60000, &n, &se) == -1)
+		gate_store_failed("trimming the history", &se);
+	else if (n > 0)
+		log_debug("(CRON) TRIM (%zu runs)", n);
+}
+
+void
+record_free(void)
+{
+	struct rec	*r;
+
+	while ((r = TAILQ_FIRST(&starts)) != NULL) {
+		TAILQ_REMOVE(&starts, r, r_entry);
+		free(r);
+	}
+	nstarts = 0;
+	while (TAILQ_FIRST(&pendings) != NULL)
+		pending_free(TAILQ_FIRST(&pendings));
+}
