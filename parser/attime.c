@@ -576,44 +576,31 @@ set_zone(struct atparse *a, const struct cron_tz *tz)
 
 /*
  * The instant at which the zone's clock shows the local time being
- * built.  Offsets change by less than a day, so the offsets in force a
- * day before and a day after are the only candidates.  Of two instants
- * (clocks went back) the first is taken unless it is before now and
- * the second is not; with none (clocks went forward over it) the
- * instant of the jump is taken, as cron runs a fixed-time job.
+ * built: as cron runs a fixed-time job (tz_local_to_utc(): the first
+ * occurrence of a repeated time, the jump for a skipped one), except
+ * that of two occurrences (clocks went back) the second is taken when
+ * the first is before now.  Offsets change by less than a day, so the
+ * offset in force a day after is the second's.
  */
 static int64_t
 resolve(const struct atparse *a)
 {
-	int64_t	 c, u1, u2, best;
-	int32_t	 before, after, ob, oa;
-	time_t	 jump;
-	int	 ok1, ok2;
+	int64_t	 c, t, u2;
+	int32_t	 after;
 
 	if (a->a_pinned)
 		return (a->a_instant);
 	c = civil_to_days(a->a_year, a->a_mon, a->a_day) * SECS_PER_DAY +
 	    a->a_hour * 3600 + a->a_min * 60 + a->a_sec;
-	before = tz_offset(a->a_tz, (time_t)(c - SECS_PER_DAY));
-	after = tz_offset(a->a_tz, (time_t)(c + SECS_PER_DAY));
-	u1 = c - before;
-	u2 = c - after;
-	ok1 = tz_offset(a->a_tz, (time_t)u1) == before;
-	ok2 = tz_offset(a->a_tz, (time_t)u2) == after;
-	if (ok1 && ok2 && u1 != u2) {
-		best = u1 < u2 ? u1 : u2;
-		if (best < a->a_now)
-			best = u1 < u2 ? u2 : u1;
-		return (best);
+	t = tz_local_to_utc(a->a_tz, c);
+	if (t < a->a_now) {
+		after = tz_offset(a->a_tz, (time_t)(c + SECS_PER_DAY));
+		u2 = c - after;
+		if (u2 > t &&
+		    tz_offset(a->a_tz, (time_t)u2) == after)
+			t = u2;
 	}
-	if (ok1)
-		return (u1);
-	if (ok2)
-		return (u2);
-	if (tz_transition(a->a_tz, (time_t)(u2 - 1), (time_t)(u1 + 1), &jump,
-	    &ob, &oa) == 1)
-		return ((int64_t)jump);
-	return (u1);
+	return (t);
 }
 
 /* Times beyond the year 9999 are refused before any arithmetic. */
