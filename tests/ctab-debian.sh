@@ -49,10 +49,10 @@ mkdir -p "$T/ours" "$T/home" "$T/debspool/crontabs" "$T/etc.u" "$T/etc.w"
 cleanup_user() {
 	find /tmp -maxdepth 1 -name 'crontab.*' -user "$U" \
 	    -exec rm -rf {} + 2>/dev/null
-	userdel "$U" >/dev/null 2>&1
+	shadow userdel "$U" >/dev/null 2>&1
 }
 trap '_st=$?; cleanup_user; (exit $_st); dmn_cleanup' EXIT
-useradd -M -d "$T/home" -s /bin/sh "$U" || skip "useradd failed"
+shadow useradd -M -d "$T/home" -s /bin/sh "$U" || skip "useradd failed"
 chown "$U" "$T/home"
 ln -s "$CTAB" "$T/ours/crontab"
 ln -s "$CTAB" "$T/ours/ctab"
@@ -78,7 +78,13 @@ mount -t overlay overlay \
 mount -t tmpfs tmpfs /var/spool
 mkdir /var/spool/cron /var/spool/bin
 mount --bind $T/debspool /var/spool/cron
-getent group crontab >/dev/null || groupadd -r crontab
+# Another test's useradd may hold the lock on the group file a moment.
+i=0
+until getent group crontab >/dev/null || groupadd -r crontab 2>/dev/null; do
+	i=\$((i + 1))
+	[ \$i -lt 200 ] || { echo "groupadd crontab: cannot lock" >&2; exit 1; }
+	sleep 0.1
+done
 chgrp crontab /var/spool/cron/crontabs
 chmod 1730 /var/spool/cron/crontabs
 cp $T/debcron/usr/bin/crontab /var/spool/bin/crontab

@@ -32,12 +32,12 @@ cleanup_users() {
 	for _p in "$T"/um.pid; do
 		[ -f "$_p" ] && kill -9 "$(cat "$_p")" 2>/dev/null
 	done
-	userdel "$ua" >/dev/null 2>&1
-	userdel "$ub" >/dev/null 2>&1
+	shadow userdel "$ua" >/dev/null 2>&1
+	shadow userdel "$ub" >/dev/null 2>&1
 }
 trap '_st=$?; cleanup_users; (exit $_st); dmn_cleanup' EXIT
 for u in "$ua" "$ub"; do
-	if ! useradd -M -d "$T/home/$u" -s /bin/sh "$u"; then
+	if ! shadow useradd -M -d "$T/home/$u" -s /bin/sh "$u"; then
 		fail "useradd"
 		finish
 	fi

@@ -165,12 +165,12 @@ fi
 ua=cctab$$a
 ub=cctab$$b
 cleanup_users() {
-	userdel -r "$ua" >/dev/null 2>&1
-	userdel -r "$ub" >/dev/null 2>&1
+	shadow userdel -r "$ua" >/dev/null 2>&1
+	shadow userdel -r "$ub" >/dev/null 2>&1
 }
 # dmn_cleanup reads the exit status first: hand it on.
 trap '_st=$?; cleanup_users; (exit $_st); dmn_cleanup' EXIT
-if ! useradd -m "$ua" || ! useradd -m "$ub"; then
+if ! shadow useradd -m "$ua" || ! shadow useradd -m "$ub"; then
 	fail "useradd"
 	finish
 fi

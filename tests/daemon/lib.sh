@@ -61,7 +61,7 @@ dmn_cleanup()
 	for _u in ${DMN_USERS:-}; do
 		pkill -9 -u "$_u" 2>/dev/null
 		wait_for 10 sh -c "! pgrep -u $_u" || echo "$_u: still running"
-		userdel "$_u" >/dev/null 2>&1 || echo "userdel $_u failed"
+		shadow userdel "$_u" 2>/dev/null || echo "userdel $_u failed"
 	done
 	# What the sanitizers found in a daemon fails the test.
 	for _n in $DAEMONS; do
@@ -134,7 +134,7 @@ dmn_useradd()
 {
 	needs useradd
 	needs userdel
-	useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1 ||
+	shadow useradd -M -d "$2" -s /bin/sh -U "$1" >/dev/null 2>&1 ||
 	    skip "useradd $1 failed"
 	DMN_USERS="${DMN_USERS:-} $1"
 	mkdir -p "$2" && chown "$1:" "$2"

@@ -51,6 +51,24 @@ contains() {
 	fi
 }
 
+# shadow CMD ARGS...: useradd, groupadd or userdel, tried again for up
+# to 20 s while another test holds the lock on /etc/passwd or
+# /etc/group (shadow's tools then fail at once, "cannot lock"): tests
+# run side by side.  Its standard error is passed on.
+shadow() {
+	_sh_i=0
+	while :; do
+		"$@" 2>"$T/shadow.err" && { cat "$T/shadow.err" >&2; return 0; }
+		_sh_rc=$?
+		if ! grep -q 'lock' "$T/shadow.err" || [ $_sh_i -ge 200 ]; then
+			cat "$T/shadow.err" >&2
+			return $_sh_rc
+		fi
+		_sh_i=$((_sh_i + 1))
+		sleep 0.1
+	done
+}
+
 finish() {
 	echo "$ntest checks, $nfail failed"
 	[ "$nfail" -eq 0 ] || exit 1

@@ -45,23 +45,40 @@ static char	 helper[256];
 static char	 uname_[32], gname[32];
 static int	 user_made, group_made;
 
+/*
+ * Run a shadow tool (useradd, groupadd, userdel, groupdel) through the
+ * shell, tried again for up to 20 s while another test holds the lock
+ * on /etc/passwd or /etc/group: tests run side by side, and the tools
+ * then fail at once.  What the last try said is on standard error.
+ */
+static int
+shadow(const char *args)
+{
+	char	 cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "i=0; until %s 2>/tmp/cct-shadow.$$; do "
+	    "grep -q lock /tmp/cct-shadow.$$ && [ $i -lt 200 ] || "
+	    "{ cat /tmp/cct-shadow.$$ >&2; rm -f /tmp/cct-shadow.$$; "
+	    "exit 1; }; i=$((i + 1)); sleep 0.1; done; "
+	    "rm -f /tmp/cct-shadow.$$", args);
+	return (system(cmd));
+}
+
 static void
 cleanup(void)
 {
 	char	 cmd[256];
 
 	if (user_made) {
-		snprintf(cmd, sizeof(cmd), "userdel %s >/dev/null 2>&1",
-		    uname_);
-		if (system(cmd) != 0)
+		snprintf(cmd, sizeof(cmd), "userdel %s >/dev/null", uname_);
+		if (shadow(cmd) != 0)
 			fprintf(stderr, "spawn: could not remove user %s\n",
 			    uname_);
 		user_made = 0;
 	}
 	if (group_made) {
-		snprintf(cmd, sizeof(cmd), "groupdel %s >/dev/null 2>&1",
-		    gname);
-		(void)system(cmd);
+		snprintf(cmd, sizeof(cmd), "groupdel %s >/dev/null", gname);
+		(void)shadow(cmd);
 		group_made = 0;
 	}
 	if (helper[0] != '\0') {
@@ -590,15 +607,15 @@ test_user(void)
 	}
 	snprintf(uname_, sizeof(uname_), "cct%ld", (long)getpid());
 	snprintf(gname, sizeof(gname), "cctg%ld", (long)getpid());
-	snprintf(cmd, sizeof(cmd), "groupadd %s >/dev/null 2>&1", gname);
-	if (system(cmd) != 0) {
+	snprintf(cmd, sizeof(cmd), "groupadd %s >/dev/null", gname);
+	if (shadow(cmd) != 0) {
 		tap_skip("groupadd failed: cannot create a test group");
 		return;
 	}
 	group_made = 1;
 	snprintf(cmd, sizeof(cmd), "useradd -M -N -G %s -d /nonexistent "
-	    "-s /bin/sh %s >/dev/null 2>&1", gname, uname_);
-	if (system(cmd) != 0) {
+	    "-s /bin/sh %s >/dev/null", gname, uname_);
+	if (shadow(cmd) != 0) {
 		tap_skip("useradd failed: cannot create a test user");
 		return;
 	}
