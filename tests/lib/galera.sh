@@ -65,11 +65,11 @@
 # can catch up by IST) and one applier thread.  The group's timeouts are
 # short, so that a node stopped with SIGSTOP leaves the primary
 # component within a few seconds: evs.suspect_timeout PT2S,
-# evs.inactive_timeout PT4S (GAL_EVS replaces them).  State transfer is
-# rsync (wsrep_sst_rsync; Debian's mariadb-server depends on rsync and
-# socat): its joiner runs an rsync daemon, which as root would write as
-# nobody, so the servers run as the user mysql when the test runs as
-# root.  Every wait polls a condition with a limit (GAL_LIMIT seconds,
+# evs.inactive_timeout PT4S (GAL_EVS replaces these two).  State
+# transfer is rsync (wsrep_sst_rsync; Debian's mariadb-server depends on
+# rsync and socat): its joiner runs an rsync daemon, which as root would
+# write as nobody, so the servers run as the user mysql when the test
+# runs as root.  Every wait polls a condition with a limit (GAL_LIMIT seconds,
 # 120 by default); nothing sleeps and hopes.  Without the server or the
 # Galera provider the test is skipped (77), or fails hard (99) when CI
 # is set.  Run one cluster at a time: the machine is shared.
@@ -78,7 +78,9 @@
 
 GAL_N=3
 GAL_LIMIT=${GAL_LIMIT:-120}
-GAL_EVS=${GAL_EVS:-"evs.suspect_timeout=PT2S;evs.inactive_timeout=PT4S;evs.inactive_check_period=PT0.5S;evs.keepalive_period=PT0.5S;evs.install_timeout=PT4S"}
+GAL_EVS=${GAL_EVS:-"evs.suspect_timeout=PT2S;evs.inactive_timeout=PT4S"}
+GAL_EVS="$GAL_EVS;evs.inactive_check_period=PT0.5S"
+GAL_EVS="$GAL_EVS;evs.keepalive_period=PT0.5S;evs.install_timeout=PT4S"
 GAL_NODES=
 
 gal_now()
@@ -284,6 +286,10 @@ gal_server()
 	p*)
 		;;
 	*)
+		_o="base_host=127.0.0.1;base_port=$_g"
+		_o="$_o;gmcast.listen_addr=tcp://127.0.0.1:$_g"
+		_o="$_o;ist.recv_addr=127.0.0.1:$_ist"
+		_o="$_o;gcache.size=16M;gcache.page_size=16M;gcache.recover=yes"
 		set -- --wsrep-on=ON --wsrep-provider="$GAL_PROVIDER" \
 		    --wsrep-cluster-name=cctest --wsrep-node-name="node$_n" \
 		    --wsrep-cluster-address="gcomm://$GAL_ADDR" \
@@ -292,7 +298,7 @@ gal_server()
 		    --wsrep-sst-method=rsync \
 		    --wsrep-sst-receive-address="127.0.0.1:$_sst" \
 		    --wsrep-slave-threads=1 \
-		    --wsrep-provider-options="base_host=127.0.0.1;base_port=$_g;gmcast.listen_addr=tcp://127.0.0.1:$_g;ist.recv_addr=127.0.0.1:$_ist;gcache.size=16M;gcache.page_size=16M;gcache.recover=yes;$GAL_EVS" \
+		    --wsrep-provider-options="$_o;$GAL_EVS" \
 		    --binlog-format=ROW --innodb-autoinc-lock-mode=2 \
 		    --skip-log-bin "$@"
 		;;
