@@ -33,14 +33,17 @@
  *		flight committed.
  *	sqlrace watch [-u stopfile] [-i id] [-T timeout] CNF
  *		Write through CNF every 20 ms until stopfile exists,
- *		reconnecting after errors; print each error as it comes
- *		and, at the end, the longest time without a write.
+ *		reconnecting after errors; print "first write", each
+ *		error as it comes, "writes again" at the first write after
+ *		errors, and, at the end, the longest time without a write.
  *	sqlrace stale [-n rounds] CNF CNF2
  *		Write through CNF, read at once through CNF2, without and
  *		then with wsrep_sync_wait: how often is the read stale?
  *	sqlrace locks CNF CNF2
  *		Do GET_LOCK, SELECT ... FOR UPDATE and SKIP LOCKED reach
- *		from one connection to the other?
+ *		from one connection to the other?  What does a no-op
+ *		CREATE TABLE IF NOT EXISTS on the second do to a
+ *		transaction of the first writing to that table?
  *	sqlrace probe CNF
  *		What a client with the store's privileges can learn of
  *		its server: Galera state, read_only, replication; and
@@ -102,6 +105,9 @@ static int		 trx, text, retry_ac = -1;
 static MYSQL		*chk;
 static int		 violations;
 static long		 njobs = 200, nfires = 10;
+static unsigned int	 connect_errno;
+static char		 connect_error[BUFSZ];
+static int		 quiet;
 
 static void	 usage(void);
 static uint64_t	 now_us(void);
@@ -115,6 +121,7 @@ static MYSQL	*db_must(const char *, unsigned int);
 static unsigned int db_exec(MYSQL *, const char *);
 static void	 db_must_exec(MYSQL *, const char *);
 static unsigned int db_value(MYSQL *, const char *, char *, size_t);
+static unsigned int db_rows(MYSQL *, const char *, unsigned long *);
 static long long db_int(MYSQL *, const char *);
 static MYSQL_STMT *db_prep(MYSQL *, const char *);
 static unsigned int db_run(MYSQL_STMT *, MYSQL_BIND *, my_ulonglong *);
@@ -270,8 +277,11 @@ db_connect(const char *arg, unsigned int timeout)
 	}
 	if (mysql_real_connect(m, host[0] == '\0' ? NULL : host, NULL, NULL,
 	    "cctest", port, NULL, 0) == NULL) {
-		fprintf(stderr, "sqlrace: connect %s: %s (%u)\n", arg,
-		    mysql_error(m), mysql_errno(m));
+		connect_errno = mysql_errno(m);
+		strlcpy(connect_error, mysql_error(m), sizeof(connect_error));
+		if (!quiet)
+			fprintf(stderr, "sqlrace: connect %s: %s (%u)\n", arg,
+			    connect_error, connect_errno);
 		mysql_close(m);
 		return (NULL);
 	}
@@ -329,6 +339,22 @@ db_value(MYSQL *m, const char *sql, char *buf, size_t len)
 		return (mysql_errno(m));
 	if ((row = mysql_fetch_row(res)) != NULL)
 		strlcpy(buf, row[0] == NULL ? "NULL" : row[0], len);
+	mysql_free_result(res);
+	return (0);
+}
+
+/* How many rows a statement returns; 0 or the server's error number. */
+static unsigned int
+db_rows(MYSQL *m, const char *sql, unsigned long *n)
+{
+	MYSQL_RES	*res;
+
+	*n = 0;
+	if (mysql_query(m, sql) != 0)
+		return (mysql_errno(m));
+	if ((res = mysql_store_result(m)) == NULL)
+		return (mysql_errno(m));
+	*n = (unsigned long)mysql_num_rows(res);
 	mysql_free_result(res);
 	return (0);
 }
@@ -1118,7 +1144,7 @@ watch(int argc, char **argv)
 	unsigned long	 ok = 0;
 	unsigned int	 e, timeout = 3;
 	uint64_t	 t0, t, last, gap = 0, worst = 0, lat;
-	int		 ch;
+	int		 ch, failing = 0;
 
 	while ((ch = getopt(argc, argv, "i:T:u:")) != -1)
 		switch (ch) {
@@ -1143,19 +1169,34 @@ watch(int argc, char **argv)
 	if (argc != 1 || stop == NULL)
 		usage();
 	memset(&errs, 0, sizeof(errs));
+	quiet = 1;
 	t0 = last = now_us();
 	while (access(stop, F_OK) == -1) {
 		t = now_us();
 		if (m == NULL) {
 			if ((m = db_connect(argv[0], timeout)) == NULL) {
-				tally_add(&errs, 'C', 0);
+				printf("%.3f s: %u at connect after %.3f s "
+				    "(%s)\n", (t - t0) / 1e6, connect_errno,
+				    (now_us() - t) / 1e6, connect_error);
+				tally_add(&errs, 'C', connect_errno);
+				failing = 1;
 				usleep(100000);
 				continue;
 			}
 			snprintf(sql, sizeof(sql), "INSERT IGNORE INTO race "
 			    "(id, v, w) VALUES (%lld, 0, 0)", id);
 			upd = NULL;
-			if ((e = db_exec(m, sql)) == 0)
+			/*
+			 * DDL only when the table is missing: even a no-op
+			 * CREATE TABLE IF NOT EXISTS is replicated in total
+			 * order and aborts the writes of others on it.
+			 */
+			if ((e = db_exec(m, sql)) == 1146 &&
+			    (e = db_exec(m, "CREATE TABLE IF NOT EXISTS race "
+			    "(id INT PRIMARY KEY, v BIGINT NOT NULL, w INT NOT "
+			    "NULL) ENGINE=InnoDB")) == 0)
+				e = db_exec(m, sql);
+			if (e == 0)
 				upd = db_prep(m, "UPDATE race SET v = v + 1 "
 				    "WHERE id = ?");
 			if (upd == NULL) {
@@ -1163,6 +1204,7 @@ watch(int argc, char **argv)
 				    (t - t0) / 1e6, e, mysql_error(m));
 				fflush(stdout);
 				tally_add(&errs, 'C', e);
+				failing = 1;
 				mysql_close(m);
 				m = NULL;
 				usleep(100000);
@@ -1175,6 +1217,7 @@ watch(int argc, char **argv)
 			    e, (now_us() - t) / 1e6, mysql_stmt_error(upd));
 			fflush(stdout);
 			tally_add(&errs, 'u', e);
+			failing = 1;
 			mysql_stmt_close(upd);
 			mysql_close(m);
 			m = NULL;
@@ -1182,6 +1225,12 @@ watch(int argc, char **argv)
 		}
 		ok++;
 		lat = now_us() - t;
+		if (ok == 1)
+			printf("%.3f s: first write\n", (t - t0) / 1e6);
+		else if (failing)
+			printf("%.3f s: writes again after %.3f s\n",
+			    (t - t0) / 1e6, (now_us() - last) / 1e6);
+		failing = 0;
 		if (lat > worst)
 			worst = lat;
 		if (now_us() - last > gap)
@@ -1316,6 +1365,21 @@ locks(int argc, char **argv)
 	    e != 0 ? mysql_error(a) : "");
 	db_exec(a, "ROLLBACK");
 
+	/* A no-op DDL on the table under a transaction writing to it. */
+	db_must_exec(b, "SET SESSION lock_wait_timeout = 2");
+	db_must_exec(a, "START TRANSACTION");
+	db_must_exec(a, "UPDATE race SET v = v + 1 WHERE id = 200");
+	t0 = now_us();
+	e = db_exec(b, "CREATE TABLE IF NOT EXISTS race (id INT PRIMARY "
+	    "KEY, v BIGINT NOT NULL, w INT NOT NULL) ENGINE=InnoDB");
+	printf("ddl: second's CREATE TABLE IF NOT EXISTS: %u%s%s after "
+	    "%.1f s\n", e, e != 0 ? " " : "", e != 0 ? mysql_error(b) : "",
+	    (now_us() - t0) / 1e6);
+	e = db_exec(a, "COMMIT");
+	printf("ddl: first commits: %u%s%s\n", e, e != 0 ? " " : "",
+	    e != 0 ? mysql_error(a) : "");
+	db_exec(a, "ROLLBACK");
+
 	/* SKIP LOCKED. */
 	db_must_exec(a, "START TRANSACTION");
 	db_must_exec(a, "SELECT v FROM race WHERE id = 200 FOR UPDATE");
@@ -1370,13 +1434,19 @@ probe_show(MYSQL *m, const char *name, const char *sql)
  *			(Slaves_running), or replication configured
  *			(SHOW SLAVE STATUS, where the privilege allows)
  *	primary+async	replicas connected (Slaves_connected) without
- *			semi-synchronous replication AFTER_SYNC in force
+ *			semi-synchronous replication, or with it waiting
+ *			AFTER_COMMIT
+ *	primary+semisync-off
+ *			rpl_semi_sync_master_enabled but the status
+ *			Rpl_semi_sync_master_status OFF: semi-synchronous
+ *			replication fell back to asynchronous (no replica
+ *			answered within rpl_semi_sync_master_timeout)
  *	primary+semisync-after-sync
  *			rpl_semi_sync_master_enabled, wait point AFTER_SYNC,
- *			and Rpl_semi_sync_master_status ON (semi-synchronous
- *			replication falls back to asynchronous after
- *			rpl_semi_sync_master_timeout without an answer)
- *	single		none of these
+ *			and Rpl_semi_sync_master_status ON
+ *	single		none of these (a replica whose threads are stopped,
+ *			read_only off, looks single without SLAVE MONITOR;
+ *			so does a primary whose replicas are disconnected)
  */
 static int
 probe(int argc, char **argv)
@@ -1384,7 +1454,8 @@ probe(int argc, char **argv)
 	MYSQL		*m;
 	char		 wsrep[BUFSZ], ro[BUFSZ], running[BUFSZ];
 	char		 connected[BUFSZ], ss_on[BUFSZ], ss_wp[BUFSZ];
-	char		 ss_status[BUFSZ], slave[BUFSZ];
+	char		 ss_status[BUFSZ];
+	unsigned long	 slaves;
 	unsigned int	 e;
 	const char	*cls;
 
@@ -1444,20 +1515,19 @@ probe(int argc, char **argv)
 	db_value(m, "SELECT VARIABLE_VALUE FROM information_schema."
 	    "GLOBAL_STATUS WHERE VARIABLE_NAME = "
 	    "'RPL_SEMI_SYNC_MASTER_STATUS'", ss_status, sizeof(ss_status));
-	e = db_value(m, "SHOW SLAVE STATUS", slave, sizeof(slave));
+	e = db_rows(m, "SHOW ALL SLAVES STATUS", &slaves);
 	if (strcmp(wsrep, "1") == 0)
 		cls = "galera";
 	else if (strcmp(ro, "1") == 0 || strtol(running, NULL, 10) > 0 ||
-	    (e == 0 && slave[0] != '\0'))
+	    (e == 0 && slaves > 0))
 		cls = "replica";
-	else if (strtol(connected, NULL, 10) > 0) {
-		if (strcmp(ss_on, "1") == 0 &&
-		    strcmp(ss_wp, "AFTER_SYNC") == 0 &&
-		    strcmp(ss_status, "ON") == 0)
-			cls = "primary+semisync-after-sync";
-		else
-			cls = "primary+async";
-	} else
+	else if (strcmp(ss_on, "1") == 0 && strcmp(ss_status, "ON") != 0)
+		cls = "primary+semisync-off";
+	else if (strcmp(ss_on, "1") == 0 && strcmp(ss_wp, "AFTER_SYNC") == 0)
+		cls = "primary+semisync-after-sync";
+	else if (strtol(connected, NULL, 10) > 0 || strcmp(ss_on, "1") == 0)
+		cls = "primary+async";
+	else
 		cls = "single";
 	printf("class: %s\n", cls);
 	mysql_close(m);

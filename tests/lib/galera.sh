@@ -8,14 +8,15 @@
 # (it sources tests/lib/mariadb.sh for finding the programs).  Nodes
 # are named 1, 2 and 3 (Galera) and p1, p2, ... (plain).
 #
-#	gal_init [K]	make $T, pick free loopback ports, register the
-#			clean-up trap, install node 1's data directory (the
+#	gal_init [K]	wait for the Galera lock, make $T, pick free
+#			loopback ports, register the clean-up trap, install node 1's data directory (the
 #			other Galera nodes get theirs by state transfer)
 #			and those of K plain servers
-#	gal_cluster	bootstrap node 1, create the databases "cctest"
-#			and "cctest2" and the user "cctest", then join nodes
-#			2 and 3 one after the other; GAL_FORMED says in
-#			how many milliseconds
+#	gal_bootstrap	bootstrap node 1 as a cluster of one, create the
+#			databases "cctest" and "cctest2" and the user
+#			"cctest"
+#	gal_cluster	gal_bootstrap, then join nodes 2 and 3 one after
+#			the other; GAL_FORMED says in how many milliseconds
 #	gal_plain pI [ARG...]	start plain server pI (ARGs go to mariadbd,
 #			e.g. --log-bin), wait until it answers and, the
 #			first time, create the user and the databases
@@ -50,6 +51,8 @@
 #	gal_root N SQL	run SQL on node N as root
 #	gal_position N	print the uuid:seqno a stopped node's data holds
 #	gal_seqno N	print its seqno (-1 when unknown)
+#	gal_bg PID	kill PID (a client the test started in the
+#			background) at the end if it still runs
 #	gal_fail MSG	print MSG and every node's state and log, exit 1
 #	gal_now		milliseconds since the epoch
 #
@@ -72,7 +75,10 @@
 # runs as root.  Every wait polls a condition with a limit (GAL_LIMIT seconds,
 # 120 by default); nothing sleeps and hopes.  Without the server or the
 # Galera provider the test is skipped (77), or fails hard (99) when CI
-# is set.  Run one cluster at a time: the machine is shared.
+# is set.  gal_init waits (GAL_QUEUE seconds, 1800) for a lock
+# ($TMPDIR/clustercron-galera.lock) that the test then holds to its
+# end: the machine is shared, and two clusters at once under short
+# group timeouts would make both fail.
 
 . "${top_srcdir:-.}/tests/lib/mariadb.sh"
 
@@ -111,9 +117,17 @@ gal_children()
 	done
 }
 
+gal_bg()
+{
+	GAL_BG="${GAL_BG:-} $1"
+}
+
 gal_cleanup()
 {
 	_rc=$?
+	for _p in ${GAL_BG:-}; do
+		kill -9 "$_p" 2>/dev/null
+	done
 	for _i in $GAL_NODES; do
 		gal_kill "$_i"
 	done
@@ -193,6 +207,14 @@ gal_init()
 		command -v $_p >/dev/null 2>&1 ||
 		    mdb_skip "no $_p for Galera's state transfer (Debian: $_p)"
 	done
+	# One test's servers at a time on this machine (tests run in
+	# parallel, and by other checkouts): the lock is held on fd 9,
+	# which the servers do not inherit, until the test exits.
+	if command -v flock >/dev/null 2>&1; then
+		exec 9>"${TMPDIR:-/tmp}/clustercron-galera.lock"
+		flock -w "${GAL_QUEUE:-1800}" 9 ||
+		    mdb_skip "another test held the Galera lock too long"
+	fi
 	T=$(mktemp -d "${TMPDIR:-/tmp}/ccgal.XXXXXX") || exit 99
 	trap gal_cleanup EXIT
 	trap 'exit 1' INT TERM HUP
@@ -354,7 +376,7 @@ gal_start()
 		set -- --wsrep-start-position="$_pos" "$@"
 		;;
 	esac
-	gal_server "$_n" "$@" >>"$T/n$_n/mariadbd.out" 2>&1 &
+	gal_server "$_n" "$@" >>"$T/n$_n/mariadbd.out" 2>&1 9>&- &
 	eval "GAL_PID_$_n=$!"
 }
 
@@ -474,9 +496,8 @@ gal_together()
 	    gal_fail "the running nodes do not share one primary view"
 }
 
-gal_cluster()
+gal_bootstrap()
 {
-	_t0=$(gal_now)
 	gal_start 1 --wsrep-new-cluster
 	gal_synced 1
 	gal_root 1 "CREATE DATABASE cctest; CREATE DATABASE cctest2;
@@ -487,6 +508,12 @@ gal_cluster()
 	    GRANT ALL ON cctest.* TO 'cctest'@'127.0.0.1';
 	    GRANT ALL ON cctest2.* TO 'cctest'@'127.0.0.1'" ||
 	    gal_fail "cannot create the test user"
+}
+
+gal_cluster()
+{
+	_t0=$(gal_now)
+	gal_bootstrap
 	_i=2
 	while [ $_i -le $GAL_N ]; do
 		gal_start $_i
