@@ -17,6 +17,13 @@
 #	galera3 K=3	three contenders, one per node (multi-primary: the
 #			losers find out at certification)
 #
+# and the same in batches (-b: every contender at each fire at once,
+# batches of up to jobs/3+1 in the shape of store_claim_batch(): SELECT
+# ... FOR UPDATE SKIP LOCKED, conditional UPDATE ... IN, claims rows),
+# where the figures are batches/s and the latency of one batch:
+#
+#	single-b K=3, galera1-b K=3, galera3-b K=3
+#
 # and then the ratios Galera / single for the same K.  Fire latency of
 # the daemon on Galera comes with phase B of issue 14 (the store on
 # Galera).  Build first: make tests/integration/sqlrace (or make bench).
@@ -84,7 +91,7 @@ one()
 	sort -k 14 -n -r "$T/runs" | head -n 1 | tee -a "$T/best"
 }
 
-printf '%-8s %2s %9s %9s %9s %9s %8s\n' set-up K claims/s won/s \
+printf '%-9s %2s %9s %9s %9s %9s %8s\n' set-up K claims/s won/s \
     'p50 us' 'p99 us' retries
 : >"$T/best"
 one single "$GAL_CNF_p1" >/dev/null
@@ -92,11 +99,18 @@ one single "$GAL_CNF_p1" "$GAL_CNF_p1" "$GAL_CNF_p1" >/dev/null
 one galera1 "$GAL_CNF_1" >/dev/null
 one galera1 "$GAL_CNF_1" "$GAL_CNF_1" "$GAL_CNF_1" >/dev/null
 one galera3 "$GAL_CNF_1" "$GAL_CNF_2" "$GAL_CNF_3" >/dev/null
+B=$((JOBS / 3 + 1))
+[ $B -le 100 ] || B=100
+one single-b -b $B "$GAL_CNF_p1" "$GAL_CNF_p1" "$GAL_CNF_p1" >/dev/null
+one galera1-b -b $B "$GAL_CNF_1" "$GAL_CNF_1" "$GAL_CNF_1" >/dev/null
+one galera3-b -b $B "$GAL_CNF_1" "$GAL_CNF_2" "$GAL_CNF_3" >/dev/null
 # Fields: 2 label, 4 K, 14 claims/s, 16 won/s, 18 p50, 20 p99, 22 retries.
-awk '{ printf "%-8s %2s %9s %9s %9s %9s %8s\n", $2, $4, $14, $16, $18,
+awk '{ printf "%-9s %2s %9s %9s %9s %9s %8s\n", $2, $4, $14, $16, $18,
     $20, $22 }' "$T/best"
+echo "# (the -b rows: batches/s, and the latency of one batch)"
 awk '
-	{ cs[$2 " " $4] = $14; p50[$2 " " $4] = $18; p99[$2 " " $4] = $20 }
+	{ cs[$2 " " $4] = $14; p50[$2 " " $4] = $18; p99[$2 " " $4] = $20
+	  w[$2 " " $4] = $16 }
 	function ratio(a, b) {
 		if (!(a in cs) || !(b in cs) || cs[b] == 0 || p50[b] == 0 ||
 		    p99[b] == 0)
@@ -111,4 +125,9 @@ awk '
 		ratio("galera1 3", "single 3")
 		ratio("galera3 3", "single 3")
 		ratio("galera3 3", "galera1 3")
+		print "# fires won/s in batches, Galera against the single" \
+		    " server:"
+		printf "#   galera1-b %.2fx, galera3-b %.2fx\n",
+		    w["galera1-b 3"] / w["single-b 3"],
+		    w["galera3-b 3"] / w["single-b 3"]
 	}' "$T/best"

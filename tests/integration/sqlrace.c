@@ -20,12 +20,17 @@
  *		again as the store does, until the statement decides.
  *		After each round a causal read (wsrep_sync_wait) checks
  *		that exactly one contender won and that the row names it.
- *	sqlrace bench [-j jobs] [-f fires] [-l label] CNF CNF ...
+ *	sqlrace bench [-b slots] [-j jobs] [-f fires] [-l label] CNF ...
  *		Claims per second and the latency of one claim, each
  *		contender claiming every job at every fire in the store's
  *		shape (conditional UPDATE of the job's row and INSERT of
  *		its claims row, one transaction), starting at different
- *		jobs so that they meet now and then, as nodes do.
+ *		jobs so that they meet now and then, as nodes do.  With
+ *		-b, every contender at each fire at once claims in batches
+ *		of up to `slots' jobs, as store_claim_batch() does (SELECT
+ *		... FOR UPDATE SKIP LOCKED, conditional UPDATE ... IN,
+ *		INSERT of the claims rows won), until none is free: the
+ *		latency is then that of one batch.
  *	sqlrace inflight [-p every] CNF CNF2
  *		Commit small transactions through CNF until its server
  *		goes away, then say what the client saw and find out on
@@ -68,6 +73,8 @@
 
 #define NTALLY		32
 #define MAXTRY		1000	/* attempts of one claim before giving up */
+#define MAXB		100	/* most jobs in one batch */
+#define NOW3		"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 #define BUFSZ		256
 
 enum { WON = 1, LOST = 0, FAILED = 2 };
@@ -94,6 +101,9 @@ struct racer {
 	unsigned char	*out;		/* race: per round, WON/LOST/FAILED */
 	unsigned char	*matched;	/* race: the first UPDATE matched */
 	unsigned char	*conflict;	/* race: the first attempt got 1213 */
+	MYSQL_STMT	*sel;		/* bench -b: the batch's SELECT */
+	MYSQL_STMT	*bupd[MAXB + 1], *bins[MAXB + 1];
+	unsigned long	 batches;
 	int		 bad;
 };
 
@@ -104,7 +114,8 @@ static long		 rounds = 2000;
 static int		 trx, text, retry_ac = -1;
 static MYSQL		*chk;
 static int		 violations;
-static long		 njobs = 200, nfires = 10;
+static long		 njobs = 200, nfires = 10, slots;
+static pthread_barrier_t fbar;
 static unsigned int	 connect_errno;
 static char		 connect_error[BUFSZ];
 static int		 quiet;
@@ -136,6 +147,8 @@ static void	 race_check(long long);
 static void	*race_thread(void *);
 static int	 race(int, char **);
 static int	 bench_claim(struct racer *, const char *, long long);
+static MYSQL_STMT *batch_stmt(struct racer *, int, size_t);
+static int	 bench_batch(struct racer *, long long);
 static void	*bench_thread(void *);
 static int	 bench(int, char **);
 static int	 inflight(int, char **);
@@ -150,8 +163,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: sqlrace race [-qt] [-r 0|1] [-n rounds] "
 	    "CNF CNF ...\n"
-	    "       sqlrace bench [-j jobs] [-f fires] [-l label] "
-	    "CNF CNF ...\n"
+	    "       sqlrace bench [-b slots] [-j jobs] [-f fires] [-l label] "
+	    "CNF ...\n"
 	    "       sqlrace inflight [-p every] CNF CNF2\n"
 	    "       sqlrace watch [-u stopfile] [-i id] [-T timeout] CNF\n"
 	    "       sqlrace stale [-n rounds] CNF CNF2\n"
@@ -862,6 +875,129 @@ failed:
 	return (FAILED);
 }
 
+/* The batch's UPDATE (upd) or INSERT of n jobs, prepared once. */
+static MYSQL_STMT *
+batch_stmt(struct racer *r, int upd, size_t n)
+{
+	MYSQL_STMT	**s = upd ? &r->bupd[n] : &r->bins[n];
+	char		 sql[1024];
+	size_t		 i;
+
+	if (*s != NULL)
+		return (*s);
+	if (upd)
+		strlcpy(sql, "UPDATE bench_jobs SET last_fire = ?, claimed_by "
+		    "= ?, claimed_at = " NOW3 " WHERE last_fire < ? AND id IN "
+		    "(", sizeof(sql));
+	else
+		strlcpy(sql, "INSERT INTO bench_claims (job, fire, node, "
+		    "claimed_at) SELECT id, last_fire, claimed_by, claimed_at "
+		    "FROM bench_jobs WHERE last_fire = ? AND claimed_by = ? AND "
+		    "id IN (", sizeof(sql));
+	for (i = 0; i < n; i++)
+		strlcat(sql, i == 0 ? "?" : ", ?", sizeof(sql));
+	strlcat(sql, ")", sizeof(sql));
+	*s = db_prep(r->m, sql);
+	return (*s);
+}
+
+/*
+ * The claims of one fire in batches, in the shape of the store's
+ * store_claim_batch(): in one transaction, SELECT up to `slots' free
+ * jobs FOR UPDATE SKIP LOCKED, UPDATE them conditionally, INSERT the
+ * claims rows of those won; again until no job of the fire is free.
+ */
+static int
+bench_batch(struct racer *r, long long fire)
+{
+	MYSQL_BIND	 b[MAXB + 3], out[1];
+	char		 ids[MAXB][40], node[16], got[65];
+	unsigned long	 len[MAXB + 3], glen;
+	long long	 f1 = fire, f2 = fire, lim = slots;
+	my_ulonglong	 n;
+	uint64_t	 t0;
+	unsigned int	 e;
+	size_t		 k, i;
+	int		 attempt;
+	char		 stage;
+
+	snprintf(node, sizeof(node), "bench%d", r->id);
+	for (;;) {
+		t0 = now_us();
+		for (attempt = 0; attempt < MAXTRY; attempt++) {
+			k = 0;
+			n = 0;
+			stage = 'b';
+			if ((e = db_exec(r->m, "START TRANSACTION")) != 0)
+				goto failed;
+			stage = 'r';
+			bind_ll(&b[0], &f1);
+			bind_ll(&b[1], &lim);
+			memset(out, 0, sizeof(out));
+			out[0].buffer_type = MYSQL_TYPE_STRING;
+			out[0].buffer = got;
+			out[0].buffer_length = sizeof(got);
+			out[0].length = &glen;
+			if (mysql_stmt_bind_param(r->sel, b) != 0 ||
+			    mysql_stmt_execute(r->sel) != 0 ||
+			    mysql_stmt_bind_result(r->sel, out) != 0 ||
+			    mysql_stmt_store_result(r->sel) != 0) {
+				e = mysql_stmt_errno(r->sel);
+				goto failed;
+			}
+			while (k < MAXB && mysql_stmt_fetch(r->sel) == 0) {
+				got[glen < sizeof(got) ? glen : sizeof(got) - 1] =
+				    '\0';
+				strlcpy(ids[k++], got, sizeof(ids[0]));
+			}
+			mysql_stmt_free_result(r->sel);
+			if (k == 0) {
+				db_exec(r->m, "COMMIT");
+				return (0);
+			}
+			stage = 'u';
+			bind_ll(&b[0], &f1);
+			bind_str(&b[1], node, &len[1]);
+			bind_ll(&b[2], &f2);
+			for (i = 0; i < k; i++)
+				bind_str(&b[3 + i], ids[i], &len[3 + i]);
+			if ((e = db_run(batch_stmt(r, 1, k), b, &n)) != 0)
+				goto failed;
+			stage = 'i';
+			bind_ll(&b[0], &f1);
+			bind_str(&b[1], node, &len[1]);
+			for (i = 0; i < k; i++)
+				bind_str(&b[2 + i], ids[i], &len[2 + i]);
+			if (n > 0 && (e = db_run(batch_stmt(r, 0, k), b,
+			    NULL)) != 0)
+				goto failed;
+			stage = 'c';
+			if ((e = db_exec(r->m, "COMMIT")) != 0)
+				goto failed;
+			r->won += n;
+			r->batches++;
+			break;
+failed:
+			tally_add(&r->all, stage, e);
+			if (stage != 'b')
+				db_exec(r->m, "ROLLBACK");
+			if (e != 1213 && e != 1205) {
+				fprintf(stderr, "sqlrace: contender %d: %s: %s "
+				    "(%u)\n", r->id, stage_name(stage),
+				    mysql_error(r->m), e);
+				r->bad = 1;
+				return (-1);
+			}
+			r->retries++;
+		}
+		if (attempt == MAXTRY) {
+			r->bad = 1;
+			return (-1);
+		}
+		r->lat[r->nlat++] = (uint32_t)(now_us() - t0);
+	}
+}
+
 static void *
 bench_thread(void *arg)
 {
@@ -873,7 +1009,13 @@ bench_thread(void *arg)
 	mysql_thread_init();
 	off = (long)(r->id - 1) * njobs / nracers;
 	pthread_barrier_wait(&bar);
-	for (f = 1; f <= nfires && !r->bad; f++)
+	for (f = 1; f <= nfires && !r->bad; f++) {
+		if (slots > 0) {
+			/* Every node at the fire's instant at once. */
+			pthread_barrier_wait(&fbar);
+			bench_batch(r, 1900000000LL + 60 * f);
+			continue;
+		}
 		for (i = 0; i < njobs && !r->bad; i++) {
 			j = (i + off) % njobs;
 			snprintf(id, sizeof(id), "j%031ld", j);
@@ -881,6 +1023,10 @@ bench_thread(void *arg)
 			bench_claim(r, id, 1900000000LL + 60 * f);
 			r->lat[r->nlat++] = (uint32_t)(now_us() - t0);
 		}
+	}
+	if (r->bad && slots > 0)
+		for (f++; f <= nfires; f++)
+			pthread_barrier_wait(&fbar);
 	pthread_barrier_wait(&bar);
 	mysql_thread_end();
 	return (NULL);
@@ -904,8 +1050,13 @@ bench(int argc, char **argv)
 	double		 secs;
 	int		 ch, i, bad = 0;
 
-	while ((ch = getopt(argc, argv, "f:j:l:")) != -1)
+	while ((ch = getopt(argc, argv, "b:f:j:l:")) != -1)
 		switch (ch) {
+		case 'b':
+			slots = strtonum(optarg, 1, MAXB, &errstr);
+			if (errstr != NULL)
+				usage();
+			break;
 		case 'f':
 			nfires = strtonum(optarg, 1, 100000, &errstr);
 			if (errstr != NULL)
@@ -934,7 +1085,7 @@ bench(int argc, char **argv)
 		racers[i].id = i + 1;
 		racers[i].cnf = argv[i];
 		racers[i].m = db_must(argv[i], 60);
-		if ((racers[i].lat = calloc(njobs * nfires,
+		if ((racers[i].lat = calloc(njobs * nfires + nfires + 1,
 		    sizeof(uint32_t))) == NULL)
 			exit(1);
 	}
@@ -977,8 +1128,20 @@ bench(int argc, char **argv)
 		racers[i].ins = db_prep(racers[i].m, "INSERT INTO bench_claims "
 		    "(job, fire, node, claimed_at) SELECT id, last_fire, "
 		    "claimed_by, claimed_at FROM bench_jobs WHERE id = ?");
+		racers[i].sel = db_prep(racers[i].m, "SELECT id FROM "
+		    "bench_jobs WHERE last_fire < ? AND paused = 0 ORDER BY id "
+		    "LIMIT ? FOR UPDATE SKIP LOCKED");
+		/*
+		 * All before the run: on Galera a PREPARE in a transaction
+		 * another node's write set has aborted fails with 1213.
+		 */
+		for (j = 1; j <= slots; j++) {
+			batch_stmt(&racers[i], 1, j);
+			batch_stmt(&racers[i], 0, j);
+		}
 	}
 	pthread_barrier_init(&bar, NULL, nracers + 1);
+	pthread_barrier_init(&fbar, NULL, nracers);
 	for (i = 0; i < nracers; i++)
 		pthread_create(&th[i], NULL, bench_thread, &racers[i]);
 	pthread_barrier_wait(&bar);
@@ -1006,6 +1169,9 @@ bench(int argc, char **argv)
 	}
 	percentiles(lat, nlat, &p50, &p99);
 	nclaims = (long long)nracers * njobs * nfires;
+	if (slots > 0)
+		for (i = 0, nclaims = 0; i < nracers; i++)
+			nclaims += racers[i].batches;
 	chk = db_must(argv[0], 60);
 	db_exec(chk, "SET SESSION wsrep_sync_wait = 1");
 	rows = db_int(chk, "SELECT COUNT(*) FROM bench_claims");
@@ -1014,9 +1180,10 @@ bench(int argc, char **argv)
 		    "%ld fires\n", won, rows, njobs * nfires);
 		bad = 1;
 	}
-	printf("bench %s k %d jobs %ld fires %ld claims %lld secs %.3f "
-	    "claims_s %.0f won_s %.0f p50_us %u p99_us %u retries %lu\n",
-	    label, nracers, njobs, nfires, nclaims, secs, nclaims / secs,
+	printf("bench %s k %d jobs %ld fires %ld %s %lld secs %.3f "
+	    "%s_s %.0f won_s %.0f p50_us %u p99_us %u retries %lu\n",
+	    label, nracers, njobs, nfires, slots > 0 ? "batches" : "claims",
+	    nclaims, secs, slots > 0 ? "batches" : "claims", nclaims / secs,
 	    won / secs, p50, p99, retries);
 	tally_print("errors", &all);
 	return (bad);
