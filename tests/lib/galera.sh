@@ -9,9 +9,10 @@
 # are named 1, 2 and 3 (Galera) and p1, p2, ... (plain).
 #
 #	gal_init [K]	wait for the Galera lock, make $T, pick free
-#			loopback ports, register the clean-up trap, install node 1's data directory (the
-#			other Galera nodes get theirs by state transfer)
-#			and those of K plain servers
+#			loopback ports, register the clean-up trap,
+#			install node 1's data directory (the other Galera
+#			nodes get theirs by state transfer) and those of K
+#			plain servers
 #	gal_bootstrap	bootstrap node 1 as a cluster of one, create the
 #			databases "cctest" and "cctest2" and the user
 #			"cctest"
@@ -51,6 +52,11 @@
 #	gal_root N SQL	run SQL on node N as root
 #	gal_position N	print the uuid:seqno a stopped node's data holds
 #	gal_seqno N	print its seqno (-1 when unknown)
+#	gal_garbd	start the Galera arbitrator (garbd, Debian's
+#			galera-arbitrator-4; $GARBD names another binary) in
+#			node 3's place, and wait until node 1 counts it;
+#			gal_garbd_kill kills it (gal_skip_garbd skips the
+#			test, 77, without it)
 #	gal_bg PID	kill PID (a client the test started in the
 #			background) at the end if it still runs
 #	gal_fail MSG	print MSG and every node's state and log, exit 1
@@ -125,6 +131,7 @@ gal_bg()
 gal_cleanup()
 {
 	_rc=$?
+	gal_garbd_kill
 	for _p in ${GAL_BG:-}; do
 		kill -9 "$_p" 2>/dev/null
 	done
@@ -640,4 +647,33 @@ gal_restart()
 	done
 	gal_size $_best $GAL_N
 	GAL_TOOK=$(($(gal_now) - _t0))
+}
+
+gal_skip_garbd()
+{
+	GAL_GARBD=${GARBD:-$(mdb_find garbd)}
+	[ -n "$GAL_GARBD" ] && [ -x "$GAL_GARBD" ] ||
+	    mdb_skip "no Galera arbitrator (Debian: galera-arbitrator-4)"
+}
+
+# gal_garbd: the arbitrator in node 3's place (its group port), a voter
+# without data; node 1 must see it join.
+gal_garbd()
+{
+	_k=$(gal_root 1 "SHOW STATUS LIKE 'wsrep_cluster_size'" |
+	    awk '{ print $2 }')
+	_o="base_host=127.0.0.1;base_port=$GAL_GCOMM_3"
+	_o="$_o;gmcast.listen_addr=tcp://127.0.0.1:$GAL_GCOMM_3;$GAL_EVS"
+	"$GAL_GARBD" --group cctest --name garbd --address "gcomm://$GAL_ADDR" \
+	    --log "$T/garbd.log" --options "$_o" >>"$T/garbd.out" 2>&1 9>&- &
+	GAL_GARBD_PID=$!
+	gal_size 1 $((_k + 1))
+}
+
+gal_garbd_kill()
+{
+	[ -n "${GAL_GARBD_PID:-}" ] || return 0
+	kill -9 "$GAL_GARBD_PID" 2>/dev/null
+	wait "$GAL_GARBD_PID" 2>/dev/null
+	GAL_GARBD_PID=
 }
