@@ -43,7 +43,8 @@
  *		errors, and, at the end, the longest time without a write.
  *	sqlrace stale [-n rounds] CNF CNF2
  *		Write through CNF, read at once through CNF2, without and
- *		then with wsrep_sync_wait: how often is the read stale?
+ *		then with wsrep_sync_wait: how often is the read stale,
+ *		and what does a causal read cost?
  *	sqlrace locks CNF CNF2
  *		Do GET_LOCK, SELECT ... FOR UPDATE and SKIP LOCKED reach
  *		from one connection to the other?  What does a no-op
@@ -1428,6 +1429,8 @@ stale(int argc, char **argv)
 	const char	*errstr;
 	long long	 k, v, nstale[2] = { 0, 0 };
 	long		 i;
+	uint32_t	*lat[2], p50[2], p99[2];
+	uint64_t	 t0;
 	int		 ch, pass;
 
 	while ((ch = getopt(argc, argv, "n:")) != -1)
@@ -1452,6 +1455,9 @@ stale(int argc, char **argv)
 	db_exec(b, "SET SESSION wsrep_sync_wait = 1");
 	db_int(b, "SELECT COUNT(*) FROM race WHERE id = 100");
 	upd = db_prep(a, "UPDATE race SET v = ? WHERE id = 100");
+	if ((lat[0] = calloc(rounds, sizeof(uint32_t))) == NULL ||
+	    (lat[1] = calloc(rounds, sizeof(uint32_t))) == NULL)
+		exit(1);
 	k = 0;
 	for (pass = 0; pass < 2; pass++) {
 		db_must_exec(b, pass == 0 ? "SET SESSION wsrep_sync_wait = 0" :
@@ -1464,15 +1470,21 @@ stale(int argc, char **argv)
 				    mysql_stmt_error(upd));
 				exit(1);
 			}
+			t0 = now_us();
 			v = db_int(b, "SELECT v FROM race WHERE id = 100");
+			lat[pass][i] = (uint32_t)(now_us() - t0);
 			if (v != k)
 				nstale[pass]++;
 		}
+		percentiles(lat[pass], rounds, &p50[pass], &p99[pass]);
 	}
 	printf("stale without wsrep_sync_wait: %lld of %ld\n", nstale[0],
 	    rounds);
 	printf("stale with wsrep_sync_wait=1: %lld of %ld\n", nstale[1],
 	    rounds);
+	printf("read latency without: p50 %u us, p99 %u us\n", p50[0],
+	    p99[0]);
+	printf("read latency with: p50 %u us, p99 %u us\n", p50[1], p99[1]);
 	return (nstale[1] > 0);
 }
 
