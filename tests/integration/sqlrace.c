@@ -141,6 +141,7 @@ static void	 bind_ll(MYSQL_BIND *, long long *);
 static void	 bind_str(MYSQL_BIND *, char *, unsigned long *);
 static int	 is_lost(unsigned int);
 static void	 session(MYSQL *);
+static void	 racers_free(void);
 static void	 percentiles(uint32_t *, size_t, uint32_t *, uint32_t *);
 static long long status_sum(const char *);
 static int	 race_claim(struct racer *, long long);
@@ -465,6 +466,42 @@ session(MYSQL *m)
 			exit(1);
 		}
 	}
+}
+
+/* The contenders, their statements and connections, and chk. */
+static void
+racers_free(void)
+{
+	struct racer	*r;
+	size_t		 j;
+	int		 i;
+
+	for (i = 0; i < nracers; i++) {
+		r = &racers[i];
+		if (r->upd != NULL)
+			mysql_stmt_close(r->upd);
+		if (r->ins != NULL)
+			mysql_stmt_close(r->ins);
+		if (r->sel != NULL)
+			mysql_stmt_close(r->sel);
+		for (j = 0; j <= MAXB; j++) {
+			if (r->bupd[j] != NULL)
+				mysql_stmt_close(r->bupd[j]);
+			if (r->bins[j] != NULL)
+				mysql_stmt_close(r->bins[j]);
+		}
+		mysql_close(r->m);
+		free(r->lat);
+		free(r->out);
+		free(r->matched);
+		free(r->conflict);
+	}
+	free(racers);
+	racers = NULL;
+	nracers = 0;
+	if (chk != NULL)
+		mysql_close(chk);
+	chk = NULL;
 }
 
 static void
@@ -811,6 +848,10 @@ race(int argc, char **argv)
 	printf("bf aborts: %lld\n", bf);
 	printf("latency: p50 %u us, p99 %u us\n", p50, p99);
 	printf("violations: %d\n", violations);
+	free(lat);
+	free(th);
+	racers_free();
+	pthread_barrier_destroy(&bar);
 	return (violations > 0 || bad || many > 0 || none > 0);
 }
 
@@ -1187,6 +1228,11 @@ bench(int argc, char **argv)
 	    nclaims, secs, slots > 0 ? "batches" : "claims", nclaims / secs,
 	    won / secs, p50, p99, retries);
 	tally_print("errors", &all);
+	free(lat);
+	free(th);
+	racers_free();
+	pthread_barrier_destroy(&bar);
+	pthread_barrier_destroy(&fbar);
 	return (bad);
 }
 
@@ -1255,6 +1301,8 @@ inflight(int argc, char **argv)
 	    mysql_error(a));
 	printf("in flight: %lld, acknowledged up to %lld\n", seq, acked);
 	fflush(stdout);
+	mysql_stmt_close(ins);
+	mysql_close(a);
 	if (!is_lost(e)) {
 		printf("outcome: known (the server answered)\n");
 		return (e == 1213 ? 0 : 1);
@@ -1485,6 +1533,11 @@ stale(int argc, char **argv)
 	printf("read latency without: p50 %u us, p99 %u us\n", p50[0],
 	    p99[0]);
 	printf("read latency with: p50 %u us, p99 %u us\n", p50[1], p99[1]);
+	free(lat[0]);
+	free(lat[1]);
+	mysql_stmt_close(upd);
+	mysql_close(a);
+	mysql_close(b);
 	return (nstale[1] > 0);
 }
 
@@ -1569,6 +1622,8 @@ locks(int argc, char **argv)
 	    vb[0] == '\0' ? "no row" : "the row");
 	db_exec(b, "ROLLBACK");
 	db_exec(a, "ROLLBACK");
+	mysql_close(a);
+	mysql_close(b);
 	return (0);
 }
 
