@@ -224,7 +224,7 @@ gal_init()
 	fi
 	T=$(mktemp -d "${TMPDIR:-/tmp}/ccgal.XXXXXX") || exit 99
 	trap gal_cleanup EXIT
-	trap 'exit 1' INT TERM HUP
+	trap 'exit 1' INT TERM HUP PIPE
 	GAL_USER=$(id -un)
 	if [ "$(id -u)" -eq 0 ]; then
 		id mysql >/dev/null 2>&1 ||
