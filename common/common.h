@@ -177,7 +177,8 @@ struct conf;
  * and a new conf in *confp, or -1 with *confp NULL, errno EINVAL and the
  * messages appended to errs (errs may be NULL), or errno ENOMEM.
  * conf_load() does the same for a file (at most 1 MiB), which must be a
- * regular file not writable by group or others, and private (see
+ * regular file owned by root or the effective user, not writable by
+ * group or others, and private (see
  * conf_check_private()) when it sets a CONF_SECRET key; the file is
  * checked and read through one descriptor.
  *
@@ -208,6 +209,15 @@ int	 conf_isset(const struct conf *, size_t);
  */
 int	 conf_check_private(const char *, char *, size_t);
 int	 conf_check_private_fd(int, const char *, char *, size_t);
+/*
+ * conf_check_dirs() checks the directories that lead to path, from /
+ * down to the one that holds it (symbolic links resolved): each must be
+ * owned by root or the effective user and writable by neither group
+ * nor others, unless it has the sticky bit (as /tmp).  Then nobody else
+ * can put another file in path's place between a check of the file and
+ * a later read by name.  Returns 0, or -1 with the reason in errbuf.
+ */
+int	 conf_check_dirs(const char *, char *, size_t);
 
 #include <sys/types.h>		/* pid_t, for what follows */
 
