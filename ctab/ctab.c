@@ -689,7 +689,7 @@ main(int argc, char **argv)
 	char		*buf, self[64];
 	size_t		 len;
 	enum op		 op = OP_NONE;
-	int		 ch, dry = 0, iflag = 0, sflag = 0, rv;
+	int		 ch, dry = 0, iflag = 0, sflag = 0, gone = 0, rv;
 
 	prog = getprogname();
 	/* crontab with no argument at all reads the standard input. */
@@ -722,7 +722,12 @@ main(int argc, char **argv)
 			sflag = 1;
 			break;
 		case 'u':
-			if ((pw = getpwnam(optarg)) == NULL) {
+			/*
+			 * Root may name a user this machine no longer has,
+			 * to list or remove the table left in the store
+			 * (checked once the operation is known).
+			 */
+			if ((pw = getpwnam(optarg)) == NULL && getuid() != 0) {
 				fprintf(stderr, "%s:  user `%s' unknown\n",
 				    prog, optarg);
 				return (1);
@@ -731,6 +736,7 @@ main(int argc, char **argv)
 				fputs("must be privileged to use -u\n", stderr);
 				return (1);
 			}
+			gone = pw == NULL;
 			user = optarg;
 			break;
 		case 'V':
@@ -769,6 +775,10 @@ main(int argc, char **argv)
 		usage("no arguments permitted after this option");
 	if (op == OP_HELP) {
 		help();
+		return (1);
+	}
+	if (gone && op != OP_LIST && op != OP_DELETE) {
+		fprintf(stderr, "%s:  user `%s' unknown\n", prog, user);
 		return (1);
 	}
 	if (sflag && op != OP_CHECK)
