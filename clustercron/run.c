@@ -333,6 +333,7 @@ attempt_start(struct fire *f)
 	sr.sr_pw = pw;
 	sr.sr_title = title;
 	sr.sr_outmax = D.d_conf.c_output_max;
+	sr.sr_pam = D.d_conf.c_pam_service;
 	while (nstarting >= START_WINDOW)
 		start_wait();
 	/*
