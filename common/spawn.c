@@ -58,6 +58,18 @@
  * first fork that changes user, and its children inherit the sources
  * loaded.
  *
+ * PAM.  A job with sr_pam passes that service's stack first, as
+ * cron's jobs pass /etc/pam.d/cron (privdrop.c says what each step
+ * does), in the child: account, credentials, session.  Closing the
+ * session needs root once the job is over, so the child then forks
+ * again and stays, root, as the session's keeper (child_pam(), keeper())
+ * while its own child becomes the job: cron's middle process.  The
+ * keeper is the process the daemon knows, the group leader; it holds
+ * none of the job's descriptors, ignores the signals that stop jobs,
+ * and ends as the job ended, so that what the daemon reaps is the
+ * job's exit status or signal.  A refusal is reported up the status
+ * pipe with PAM's words, and the job does not start.
+ *
  * Plain commands.  Most cron commands are one program and its
  * arguments, "/usr/local/bin/backup --full", and for those /bin/sh
  * only splits the words and execs the program in its own place (dash

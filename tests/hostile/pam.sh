@@ -72,6 +72,13 @@ dmn_setup a </dev/null
 		echo "* * * * * * $u echo \"\$(ulimit -n) \$(ulimit -p) \$(umask) \$PAMVAR \$HOME\" >>$O/$u"
 	done
 	echo "* * * * * * root echo \"\$(ulimit -n) \$(umask) \$PAMVAR\" >>$O/root"
+	# The session's keeper ends as the job ends: an exit status, and
+	# the signal of a run killed at its timeout.
+	echo "CLUSTERCRON_NAME=three"
+	echo "* * * * * * $G exit 3"
+	echo "CLUSTERCRON_TIMEOUT=1s"
+	echo "CLUSTERCRON_NAME=slow"
+	echo "* * * * * * $G sleep 30"
 } >"$T/a/crontab"
 dmn_start a
 
@@ -82,7 +89,26 @@ failed_e() { in_log a "\\($E\\) CMD FAILED .*PAM service clustercron refused $E:
 wait_for 10 failed_e || fail "no CMD FAILED for the expired account"
 failed_n() { in_log a "\\($N\\) CMD FAILED .*PAM service clustercron refused $N: session: "; }
 wait_for 10 failed_n || fail "no CMD FAILED for the refused session"
+# runs_of NAME: the runs of the job named NAME, "state exit signal".
+runs_of()
+{
+	_id=$(ccs jobs | awk -v n="$1" '$4 == n { print $1 }')
+	ccs runs | awk -v id="$_id" '$1 == id { print $5, $6, $7 }'
+}
+killed() { runs_of slow | grep -q '^finished -1 15$'; }
+wait_for 10 killed || fail "no run of the slow job killed at its timeout"
 dmn_stop a
+
+contains "a job's exit status is the run's" "$(runs_of three)" \
+    '^finished 3 0$'
+contains "a job killed at its timeout: the run says its signal" \
+    "$(runs_of slow)" '^finished -1 15$'
+ntest=$((ntest + 1))
+if pgrep -u "$G" >/dev/null; then
+	fail "processes of $G left: $(ps -o pid,comm -u "$G" | tr '\n' ' ')"
+else
+	echo "ok: no process of $G outlives the daemon's stop"
+fi
 
 same "limits.conf's nofile and nproc, pam_umask's umask and pam_env's variable reach the job; its HOME wins" \
     "$(sort -u "$O/$G")" "555 333 0027 from-pam $T/home/$G"
