@@ -17,10 +17,10 @@
  * ~/.my.cnf, those that are readable.  In any of them "!include FILE"
  * reads FILE and "!includedir DIR" reads DIR/my.cnf (Connector/C 3.3,
  * Debian 12's) or every file of DIR whose name ends in ".cnf" (later
- * versions); all of those are checked, which covers both.  Includes nest at most 64 deep, as the
- * library stops there.  A file or directory that does not exist is
- * skipped, as the library skips it; the one mysql-defaults-file names
- * must exist.
+ * versions); all of those are checked, which covers both.  Includes
+ * nest at most 64 deep, as the library stops there.  A file or
+ * directory that does not exist is skipped, as the library skips it;
+ * the one mysql-defaults-file names must exist.
  *
  * What each must be.  A regular file owned by root or the running user,
  * writable by neither group nor others, in directories that pass

@@ -578,8 +578,9 @@ sq_connect(struct store *st, struct store_error *err)
 #endif
 	if (sq_private(st, err) == -1)
 		return (-1);
-	else if ((rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)) != SQLITE_OK) {
+	else if ((rc = sqlite3_open_v2(st->s_path, &be->db,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	    NULL)) != SQLITE_OK) {
 		sq_error(st, rc, "open", err);
 		sq_disconnect(st);
 		return (-1);

@@ -389,7 +389,8 @@ main(void)
 		ok(strstr(why, loop) != NULL && strstr(why,
 		    strerror(ELOOP)) != NULL, "... naming the file and why: "
 		    "%s", why);
-		is_int(tab_allowed("root", loop, deny), 1, "... root still may");
+		is_int(tab_allowed("root", loop, deny), 1,
+		    "... root still may");
 		f = fopen(allow, "w");
 		fputs("carol\n", f);
 		fclose(f);
