@@ -106,7 +106,8 @@ has_job || fail "setup: $G has no job in the store"
 run "$CTAB" -u "$G" -r
 same "root removes it" "$rc$err" 0
 run "$CTAB" -u "$G" -l
-same "... it is gone" "$rc:$err" "1:no crontab for $G"
+same "... it is gone: the user is unknown again, as to crontab" "$rc:$err" \
+    "1:ctab:  user \`$G' unknown"
 wait_for 10 eval '! has_job' || fail "$G's jobs stay in the store"
 contains "the log says who removed it" "$(cat "$T/a.log")" \
     "\\(root\\) DELETE \\($G\\)"
