@@ -532,6 +532,9 @@ pid_alive(pid_t pid, int64_t start_ms)
 	/* After the command, in parentheses, field 22 is the start. */
 	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
 		return (1);
+	/* A zombie its new parent has not reaped yet is gone already. */
+	if (p[1] == ' ' && p[2] == 'Z')
+		return (0);
 	for (i = 2; i < 22 && p != NULL; i++)
 		if ((p = strchr(p + 1, ' ')) == NULL)
 			return (1);
