@@ -362,7 +362,7 @@ test_files(void)
 static void
 test_dirs(void)
 {
-	char	 d1[100], d2[200], path[300], err[1024], want[1200];
+	char	 d1[100], d2[200], path[300], err[1024] = "", want[1200];
 
 	snprintf(d1, sizeof(d1), "%s/d1", tmpdir);
 	snprintf(d2, sizeof(d2), "%s/d2", d1);
