@@ -72,6 +72,7 @@ struct dconf {
 	int64_t		 c_defer_ms;	/* wait for the preferred */
 	int64_t		 c_retry_ms;	/* store reconnection */
 	size_t		 c_output_max;
+	size_t		 c_max_entries;	/* a user's table; 0: no limit */
 	unsigned int	 c_busy_ms;	/* SQLite */
 	int64_t		 c_hist_age_ms;
 	size_t		 c_hist_runs;

@@ -938,6 +938,8 @@ daemon_main(int argc, char **argv)
 		    sizeof(errbuf)) == -1)
 			start_warn("%s: ctab cannot reach this daemon",
 			    errbuf);
+		else
+			tabsrv_max_entries(D.d_tabsrv, D.d_conf.c_max_entries);
 	}
 
 	/* Room for a burst's pipes; jobs get the old limit (spawn.c). */

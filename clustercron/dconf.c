@@ -32,7 +32,7 @@ enum {
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
-	K_SPREADING, K_COPIES, K_LOG_FILE, K_PAM, K_COUNT
+	K_SPREADING, K_COPIES, K_LOG_FILE, K_PAM, K_MAX_ENTRIES, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -86,6 +86,8 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_LOG_FILE] = { "log-file", CONF_STRING, 0, 0, 0, NULL },
 	/* The PAM stack each job passes, as cron's /etc/pam.d/cron. */
 	[K_PAM] = { "pam-service", CONF_STRING, 0, 0, 0, "clustercron" },
+	/* Fair shares: the most entries a user's table may hold. */
+	[K_MAX_ENTRIES] = { "max-entries", CONF_UINT, 0, 0, 1000000, "1000" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -195,6 +197,7 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 	c->c_defer_ms = (int64_t)conf_num(cf, K_DEFER);
 	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
 	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
+	c->c_max_entries = (size_t)conf_num(cf, K_MAX_ENTRIES);
 	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
 	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
 	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);

@@ -621,8 +621,10 @@ users_unknown(const struct table *tb, const struct crontab *ct)
 
 /*
  * Parse the text and merge the new entries with the table's jobs.  A
- * NULL text (an unreadable or refused file), a table with errors or one
- * that names an unknown user leaves the table without jobs.
+ * NULL text (an unreadable or refused file), a table with errors, one
+ * that names an unknown user or a user's table of more entries than
+ * max-entries (which ctab refuses to install; a spool file, or a limit
+ * lowered since) leaves the table without jobs.
  */
 static void
 table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
@@ -650,6 +652,14 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 			log_warnx("(%s) ERROR (%s: %zu error%s, table ignored)",
 			    who, tb->tb_name, ct->ct_nerr,
 			    ct->ct_nerr == 1 ? "" : "s");
+			crontab_free(ct);
+			ct = NULL;
+		} else if ((tb->tb_kind == TB_SPOOL ||
+		    tb->tb_kind == TB_STORE) && D.d_conf.c_max_entries > 0 &&
+		    ct->ct_nent > D.d_conf.c_max_entries) {
+			log_warnx("(%s) LIMIT (%s: %zu entries, more than "
+			    "max-entries %zu: table ignored)", who,
+			    tb->tb_name, ct->ct_nent, D.d_conf.c_max_entries);
 			crontab_free(ct);
 			ct = NULL;
 		} else if (users_unknown(tb, ct) > 0) {

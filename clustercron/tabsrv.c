@@ -56,6 +56,7 @@ struct tabsrv {
 	char		*ts_copydir;	/* NULL: no copies kept */
 	const char	*ts_at_allow;	/* NULL: PATH_AT_ALLOW */
 	const char	*ts_at_deny;	/* NULL: PATH_AT_DENY */
+	size_t		 ts_maxent;	/* entries a table; 0: no limit */
 	struct tabcopies ts_copies;
 	int		 ts_swept;	/* stale copies looked for */
 	int		 ts_copywarned;	/* a failure said once */
@@ -399,6 +400,15 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 			    " (and more errors)" : "");
 			goto done;
 		}
+		if (ts->ts_maxent > 0 && ct->ct_nent > ts->ts_maxent) {
+			reply(fd, "invalid", 0, "table has %zu entries, more "
+			    "than the %zu allowed (max-entries)", ct->ct_nent,
+			    ts->ts_maxent);
+			log_warnx("(%s) LIMIT (table of %s refused: %zu "
+			    "entries, max-entries %zu)", caller, user,
+			    ct->ct_nent, ts->ts_maxent);
+			goto done;
+		}
 		if (store_table_put(st, user, req.tm_body == NULL ? "" :
 		    req.tm_body, req.tm_version, &newv, &se) == -1) {
 			STORE_REPLY(fd, &se);
@@ -451,6 +461,12 @@ tabsrv_at_files(struct tabsrv *ts, const char *allow, const char *deny)
 {
 	ts->ts_at_allow = allow;
 	ts->ts_at_deny = deny;
+}
+
+void
+tabsrv_max_entries(struct tabsrv *ts, size_t max)
+{
+	ts->ts_maxent = max;
 }
 
 int

@@ -71,6 +71,13 @@ int	 tab_allowed_why(const char *, const char *, const char *, char *,
 void	 tabsrv_at_files(struct tabsrv *, const char *, const char *);
 
 /*
+ * tabsrv_max_entries() refuses a table of more than max entries, naming
+ * the limit (max-entries in clustercron.conf(5)); 0, as until it is
+ * called, sets none.
+ */
+void	 tabsrv_max_entries(struct tabsrv *, size_t);
+
+/*
  * tabsrv_at.c: at(1)'s requests (tabproto.h: atsubmit, atlist,
  * atremove, atprint).  tabsrv_at() answers req, from the user uid named
  * caller, on fd, using the store (NULL when unreachable: the caller is

@@ -305,6 +305,26 @@ main(void)
 	    rep.tm_msg);
 	free(big);
 
+	/* Fair shares: at most max-entries entries a table. */
+	tabsrv_max_entries(ts, 2);
+	request("put", "", v, "* * * * * a\n* * * * * b\n* * * * * c\n",
+	    &rep);
+	is_str(rep.tm_word, "invalid", "a table over max-entries is refused");
+	is_str(rep.tm_msg, "table has 3 entries, more than the 2 allowed "
+	    "(max-entries)", "... naming the limit");
+	is_int(nchanged, 0, "... and changes nothing");
+	request("get", "", 0, NULL, &rep);
+	is_str(rep.tm_body, table, "... the table is untouched");
+	tab_clear(&rep);
+	request("put", "", v, "# two entries and a comment\n* * * * * a\n"
+	    "* * * * * b\n", &rep);
+	is_str(rep.tm_word, "ok", "a table at the limit is installed");
+	v = rep.tm_version;
+	request("put", "", v, table, &rep);
+	is_str(rep.tm_word, "ok", "... and the table again");
+	v = rep.tm_version;
+	tabsrv_max_entries(ts, 0);
+
 	request("put", "no-such-user-here", 0, table, &rep);
 	is_str(rep.tm_word, getuid() == 0 ? "invalid" : "denied",
 	    "an unknown user's table is refused");
