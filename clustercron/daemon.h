@@ -540,14 +540,17 @@ void	 jobs_unschedule_all(void);
  * call is a no-op otherwise.  Strings are borrowed.  state is
  * RUN_MISSED or RUN_SKIPPED; times are wall-clock ms; wstatus is as
  * waitpid() gave it.  metrics_runs_lost() counts runs of node marked
- * lost by this node.  The file is written at most about once a second,
- * and only after a change.
+ * lost by this node.  metrics_job_gone() drops the samples of a job
+ * this node no longer holds, so that the file, and the memory behind
+ * it, keep no job that left every table.  The file is written at most
+ * about once a second, and only after a change.
  */
 void	 metrics_init(void);
 void	 metrics_claims(size_t, size_t);
 void	 metrics_fire_noted(const char *, const char *, int);
 void	 metrics_run_end(const char *, const char *, int64_t, int64_t, int);
 void	 metrics_runs_lost(const char *, size_t);
+void	 metrics_job_gone(const char *);
 void	 metrics_flush(const struct tick *);
 void	 metrics_free(void);
 

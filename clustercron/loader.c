@@ -869,6 +869,7 @@ jobs_release(struct tick *tk)
 			continue;
 		id_hex(left.lj_v[i].l_id, hex[n]);
 		ids[n] = hex[n];
+		metrics_job_gone(hex[n]);
 		n++;
 	}
 	if (n > 0 && store_jobs_release(D.d_st, ids, n, &gone, &se) == -1) {

@@ -378,6 +378,21 @@ metrics_flush(const struct tick *tk)
 }
 
 void
+metrics_job_gone(const char *id)
+{
+	struct mjob	 key, *m;
+
+	strlcpy(key.m_id, id, sizeof(key.m_id));
+	if ((m = RB_FIND(mjobs, &mjobs, &key)) == NULL)
+		return;
+	RB_REMOVE(mjobs, &mjobs, m);
+	free(m->m_owner);
+	free(m->m_name);
+	free(m);
+	touch();
+}
+
+void
 metrics_free(void)
 {
 	struct mjob	*m, *next;

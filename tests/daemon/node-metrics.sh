@@ -7,8 +7,9 @@
 # exits 3 (it has no name, and its command, which could hold a secret,
 # is no label: the file is for every user to read), one whose
 # overlapping fires are skipped.  The file parses (HELP and TYPE before
-# the samples, labels quoted and escaped) and says what ran.  It is
-# replaced whole: no temporary file is left beside it.
+# the samples, labels quoted and escaped) and says what ran.  A job
+# taken out of its table leaves the file.  It is replaced whole: no
+# temporary file is left beside it.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 needs python3
@@ -38,10 +39,16 @@ has_skip() { grep -qE '^clustercron_job_skipped_fires_total\{[^}]*name="slow"[^}
 wait_for 30 has_skip || fail "no skipped fire counted"
 has_fail() { grep -qE '^clustercron_job_last_exit_status\{[^}]*\} 3$' "$P"; }
 wait_for 10 has_fail || fail "no exit status 3"
-dmn_stop m1
 cp "$P" "$T/final.prom"
-same "no temporary file left" "$(ls -A "$T/prom")" "clustercron.prom"
+# The failing job (the only one without a name) leaves its table.
+sed '/^\*\/2 /d' "$T/m1/crontab" >"$T/m1/crontab.new"
 failcmd=$(sed -n 's/^\*\/2 \* \* \* \* \* [^ ]* //p' "$T/m1/crontab")
+mv "$T/m1/crontab.new" "$T/m1/crontab"
+no_fail() { ! grep -q 'name=""' "$P" && grep -q 'name="okjob"' "$P"; }
+wait_for 20 no_fail
+same "a job gone from its table leaves the file" "$(grep 'name=""' "$P")" ""
+dmn_stop m1
+same "no temporary file left" "$(ls -A "$T/prom")" "clustercron.prom"
 
 run python3 - "$T/final.prom" "$(date +%s)" "$failcmd" <<'EOF'
 import re, sys
