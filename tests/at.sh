@@ -263,6 +263,8 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys 'echo typed one' Enter
 	wait_for 10 screen_has '^at> echo typed one *$' ||
 	    fail "the line is shown after its prompt"
+	# Typed ahead of the next prompt, a line would be echoed before it.
+	wait_for 10 screen_has '^at> *$' || fail "at prompts for a second line"
 	tm send-keys 'echo typed two' Enter C-d
 	wait_for 10 test -s "$T/tty.rc" || fail "at returns after ^D"
 	same "terminal: exit 0" "$(cat "$T/tty.rc")" 0
