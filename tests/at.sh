@@ -255,7 +255,10 @@ same "... atq too" "$rc" 1
 
 # A terminal: at's prompts, <EOT>, the job; ^C submits nothing.
 if command -v tmux >/dev/null 2>&1; then
-	tm() { tmux -L "ccat$$" "$@"; }
+	# A server of its own for each session: a new one on the socket of
+	# a server just killed may find it still going away.
+	tms=ccat$$a
+	tm() { tmux -L "$tms" "$@"; }
 	tm new-session -d -x 100 -y 20 \
 	    "cd $T/wd && PATH=$PATH CTAB_SOCKET=$CTAB_SOCKET at -t 203001011200; echo \$? >$T/tty.rc; sleep 600"
 	screen_has() { tm capture-pane -p | grep -q -- "$1"; }
@@ -278,6 +281,7 @@ job 12 at $(when "$T2030")"
 	tm kill-server
 	run at -c 12
 	contains "... the typed commands stored" "$out" '^echo typed two$'
+	tms=ccat$$b
 	tm new-session -d -x 100 -y 20 \
 	    "trap '' INT; PATH=$PATH CTAB_SOCKET=$CTAB_SOCKET at -t 203001011200; echo \$? >$T/int.rc; sleep 600"
 	wait_for 10 screen_has '^at> *$' || fail "at prompts again"
