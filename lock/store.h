@@ -421,6 +421,15 @@ int	 store_run_fail(struct store *, const char *, time_t, int, int64_t,
 int	 store_fire_note(struct store *, const char *, time_t,
 	    enum store_run_state, int64_t, struct store_error *);
 /*
+ * store_fire_note_batch() notes the n fires jobs[i] at fires[i] as
+ * store_fire_note() does, all with one state and time, in one
+ * transaction (the misfire pass notes every job's missed fire at once).
+ * On failure none may be taken as noted; noting them again is harmless.
+ */
+int	 store_fire_note_batch(struct store *, const char *const *,
+	    const time_t *, size_t, enum store_run_state, int64_t,
+	    struct store_error *);
+/*
  * store_runs_list() returns the newest runs first, at most limit (0: no
  * limit), of one job or of all (job NULL), in a new array the caller
  * frees with store_runs_free().  store_runs_running() lists the runs

@@ -263,11 +263,47 @@ store_run_fail(struct store *st, const char *job, time_t fire, int attempt,
 	return (lk_op_write(st, "run_fail", S_RUN_FAIL, p, 8, NULL, err));
 }
 
-int
-store_fire_note(struct store *st, const char *job, time_t fire,
-    enum store_run_state state, int64_t when, struct store_error *err)
+struct notes_arg {
+	const char *const	*jobs;
+	const time_t		*fires;
+	size_t			 n;
+	enum store_run_state	 state;
+	int64_t			 when;
+};
+
+static int
+notes_fn(struct store *st, void *arg, struct store_error *err)
 {
-	struct sval	 p[6];
+	struct notes_arg	*a = arg;
+	struct sval		 p[6];
+	size_t			 i;
+	int			 trx;
+
+	trx = st->s_ops->o_ddl_trx || a->n > 1;
+	if (trx && lk_begin(st, err) == -1)
+		return (-1);
+	for (i = 0; i < a->n; i++) {
+		p[0] = SVS(a->jobs[i]);
+		p[1] = SVI(a->fires[i]);
+		p[2] = SVS(st->s_node);
+		p[3] = SVI(a->when);
+		p[4] = SVI(a->when);
+		p[5] = SVI(a->state);
+		if (lk_exec(st, "note", S_FIRE_NOTE, 0, p, 6, NULL, NULL,
+		    NULL, err) == -1)
+			return (-1);
+	}
+	if (trx && lk_commit(st, "note", err) == -1)
+		return (-1);
+	return (0);
+}
+
+int
+store_fire_note_batch(struct store *st, const char *const *jobs,
+    const time_t *fires, size_t n, enum store_run_state state, int64_t when,
+    struct store_error *err)
+{
+	struct notes_arg	 a;
 
 	err = lk_err_init(err);
 	if (state != RUN_MISSED && state != RUN_SKIPPED) {
@@ -275,13 +311,21 @@ store_fire_note(struct store *st, const char *job, time_t fire,
 		    "only missed and skipped fires are noted");
 		return (-1);
 	}
-	p[0] = SVS(job);
-	p[1] = SVI(fire);
-	p[2] = SVS(st->s_node);
-	p[3] = SVI(when);
-	p[4] = SVI(when);
-	p[5] = SVI(state);
-	return (lk_op_write(st, "note", S_FIRE_NOTE, p, 6, NULL, err));
+	if (n == 0)
+		return (0);
+	a.jobs = jobs;
+	a.fires = fires;
+	a.n = n;
+	a.state = state;
+	a.when = when;
+	return (lk_run(st, notes_fn, &a, err));
+}
+
+int
+store_fire_note(struct store *st, const char *job, time_t fire,
+    enum store_run_state state, int64_t when, struct store_error *err)
+{
+	return (store_fire_note_batch(st, &job, &fire, 1, state, when, err));
 }
 
 int

@@ -865,6 +865,23 @@ test_runs(struct store *a, struct store *b)
 	ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 4,
 	    "four left");
 	store_runs_free(r, n);
+	{
+		const char	*bj[3] = { job, job, job };
+		time_t		 bf[3] = { 2000, 2001, 2000 };
+
+		ok(store_fire_note_batch(a, bj, bf, 3, RUN_MISSED, now + 2,
+		    &err) == 0, "three fires noted in one batch %s",
+		    err.se_msg);
+		ok(store_runs_list(a, job, 0, &r, &n, &err) == 0 && n == 6,
+		    "... two records: a fire noted twice keeps one (%zu)", n);
+		if (n == 6)
+			ok(r[0].r_state == RUN_MISSED && r[0].r_fire == 2001 &&
+			    r[1].r_state == RUN_MISSED && r[1].r_fire == 2000,
+			    "... both missed");
+		store_runs_free(r, n);
+		ok(store_fire_note_batch(a, bj, bf, 3, RUN_FINISHED, now,
+		    &err) == -1, "only missed and skipped fires are noted");
+	}
 	test_trim_claims(a);
 	test_node_runs(a, b);
 	test_failed(a, b);
