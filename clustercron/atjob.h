@@ -76,8 +76,9 @@ char	*at_script(long, long, const char *, int, int, const char *,
  * attempt that exited 0 is done.  One that failed (non-zero exit, a
  * signal, could not start) is retried while attempts <= retries.  One
  * whose end is unknown (its node died while it ran) is a failure under
- * the rerun policy (retried as a failure is, and once more when the
- * job has no retries), and ends the job failed under mark, the default,
+ * the rerun policy (retried as a failure is, and when the job has no
+ * retries once more, at once, as a lost cron run is rerun), and ends
+ * the job failed under mark, the default,
  * as a lost cron run is not run again.
  */
 enum at_outcome { AT_OK, AT_FAILED_RUN, AT_LOST };
