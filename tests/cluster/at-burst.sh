@@ -1,0 +1,121 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# at-burst.sh: three daemons on one private MariaDB, 300 one-shot jobs
+# (at) due in the same second, half of them -L rerun; one node dies
+# (SIGKILL to the daemon and its jobs) while it runs its share.  Every
+# attempt runs at most once in the cluster; every job the dead node did
+# not hold runs exactly once, on a live node; of those it held, a
+# -L mark job is failed and not run again, a -L rerun job runs again,
+# once, as attempt 2, on a live node; every job ends done or failed,
+# and the history (ccs) holds one run per attempt, none left running.
+# Checked from the jobs' own lines and the runs table.
+
+. "$top_srcdir/tests/daemon/lib.sh"
+dmn_cluster
+
+N=300
+for n in n1 n2 n3; do
+	dmn_setup $n <<EOF
+heartbeat-interval = 1s
+node-timeout = 3s
+EOF
+done
+for n in n1 n2 n3; do
+	dmn_start $n
+done
+mkdir -p "$T/bin"
+ln -s "$CTAB" "$T/bin/at"
+ln -s "$CTAB" "$T/bin/atq"
+
+# Submitted through the three nodes in turn, all due at one second far
+# enough ahead for the submissions to be over.
+due=$(($(date +%s) + 25))
+stamp=$(date -d "@$due" +%Y%m%d%H%M.%S)
+i=1
+while [ $i -le $N ]; do
+	case $((i % 3)) in
+	0) s=n1 ;;
+	1) s=n2 ;;
+	*) s=n3 ;;
+	esac
+	pol=mark
+	[ $((i % 2)) -eq 0 ] && pol=rerun
+	echo "echo $i $pol \$CLUSTERCRON_NODE \$CLUSTERCRON_ATTEMPT >>$O/ran; sleep 3" |
+	    CTAB_SOCKET=$T/$s/sock "$T/bin/at" -L $pol -t "$stamp" \
+	    2>>"$T/submit.err" || fail "submitting job $i"
+	i=$((i + 1))
+done
+echo "submitted $N jobs by $(date +%s), due at $due ($(elapsed))"
+[ "$(date +%s)" -lt "$due" ] || fail "submitting took past the jobs' time"
+same "every job a number of its own" \
+    "$(grep -c '^job [0-9]* at ' "$T/submit.err")" $N
+
+# n1 dies once the store shows runs of its in flight.
+n1runs() {
+	[ -n "$(run_rows 'node == "n1" && state == "running" && pid > 0')" ]
+}
+wait_for 40 n1runs || fail "n1 ran none of the jobs"
+dmn_crash n1 || exit 1
+echo "n1 killed ($(elapsed))"
+held=$(run_rows 'node == "n1" && state == "running"' |
+    awk '{ sub(/^at:/, "", $1); print $1 }' | sort -n)
+echo "n1 held $(echo "$held" | wc -w) jobs"
+
+# Every job ends, done or failed.
+pending() { CTAB_SOCKET=$T/n2/sock "$T/bin/atq" | wc -l | tr -d ' '; }
+nopending() { [ "$(pending)" = 0 ]; }
+wait_for 90 nopending || fail "$(pending) jobs still pending"
+norun() { [ -z "$(run_rows 'state == "running"')" ]; }
+wait_for 20 norun || fail "runs still running: $(run_rows 'state == "running"')"
+
+CTAB_SOCKET=$T/n2/sock "$T/bin/atq" -a >"$T/atq"
+# What each job did: its lines (number policy node attempt).
+sort -k1n "$O/ran" >"$T/ran"
+dups=$(awk '{ print $1, $4 }' "$T/ran" | sort | uniq -d)
+same "no attempt ran twice" "$dups" ""
+same "no job ran on n1 after it died, nor more than twice" \
+    "$(awk '{ c[$1]++ } END { for (j in c) if (c[j] > 2) print j }' "$T/ran")" ""
+bad=
+i=1
+while [ $i -le $N ]; do
+	pol=mark
+	[ $((i % 2)) -eq 0 ] && pol=rerun
+	lines=$(awk -v j=$i '$1 == j' "$T/ran")
+	nl=$(printf '%s' "$lines" | grep -c .)
+	st=$(awk -F'\t' -v j=$i '$1 == j { print $2 }' "$T/atq" |
+	    awk '{ print $(NF - 1) }')
+	runs=$(run_rows "job == \"at:$i\"" | awk '{ print $3, $4, $5 }' |
+	    sort -n)
+	if echo " $(echo $held) " | grep -q " $i "; then
+		if [ $pol = mark ]; then
+			# Killed with n1, its end unknown: failed, not rerun.
+			[ "$nl" -le 1 ] && [ "$st" = failed ] &&
+			    [ "$runs" = "1 n1 lost" ] ||
+			    bad="$bad $i(held,mark:$nl,$st,$runs)"
+		else
+			# Run again once, as attempt 2, on a live node.
+			a2=$(printf '%s\n' "$lines" | awk '$4 == 2 { print $3 }')
+			[ "$st" = done ] && [ "$nl" -le 2 ] &&
+			    [ "$a2" = n2 -o "$a2" = n3 ] &&
+			    [ "$(echo "$runs" | head -n 1)" = "1 n1 lost" ] &&
+			    [ "$(echo "$runs" | sed -n 2p)" = "2 $a2 finished" ] &&
+			    [ "$(echo "$runs" | wc -l)" = 2 ] ||
+			    bad="$bad $i(held,rerun:$nl,$st,$a2,$runs)"
+		fi
+	else
+		node=$(printf '%s\n' "$lines" | awk '{ print $3 }')
+		[ "$nl" = 1 ] && [ "$st" = done ] &&
+		    [ "$runs" = "1 $node finished" ] ||
+		    bad="$bad $i($nl,$st,$runs)"
+	fi
+	i=$((i + 1))
+done
+same "each job ran as the rules say" "$bad" ""
+for n in n2 n3; do
+	echo "$n ran $(awk -v n=$n '$3 == n' "$T/ran" | wc -l) attempts"
+done
+
+dmn_alive n1 && dmn_crash n1
+finish
