@@ -235,11 +235,11 @@ settle_doubts(struct tick *tk)
 {
 	struct store_atjob	*j;
 	struct store_error	 se;
+	struct doubt		 d;
 	int			 won;
 
 	while (ndoubts > 0) {
-		struct doubt d = doubts[ndoubts - 1];
-
+		d = doubts[ndoubts - 1];
 		if (store_at_claim(D.d_st, d.d_id, d.d_num, &won, &se) == -1) {
 			gate_store_failed("claiming a one-shot job", &se);
 			return (-1);
@@ -274,7 +274,7 @@ settle_lost(struct tick *tk)
 	time_t			 next;
 	size_t			 i, n;
 	int			 moved;
-	char			 err[128];
+	char			 err[128], label[STORE_AT_RUNJOBLEN];
 
 	if (settled != 0 && tk->tk_mono - settled < AT_SETTLE)
 		return (0);
@@ -299,8 +299,9 @@ settle_lost(struct tick *tk)
 		}
 		if (!moved)
 			continue;
+		store_at_runjob(v[i].a_id, label, sizeof(label));
 		fire_log(LOG_INFO, v[i].a_owner, "LOST", D.d_conf.c_node,
-		    v[i].a_due, "", "at job %lld, attempt %d on %s, its end "
+		    v[i].a_due, label, "at job %lld, attempt %d on %s, its end "
 		    "is unknown; %s", (long long)v[i].a_id, v[i].a_attempt,
 		    v[i].a_claimed_by, to == AT_RETRYING ? "retrying" :
 		    v[i].a_lost ? "no retry left, failed" :
@@ -499,6 +500,8 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	struct spawn_status	 ss;
 	struct passwd		*pw;
 	enum at_next		 nx;
+	time_t			 next;
+	int			 retry;
 	char			 status[128];
 
 	tick_read(tk);
@@ -535,6 +538,7 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	if (out->ob_len > 0)
 		memcpy(t->t_out, out->ob_buf, out->ob_len);
 	t->t_out[out->ob_len] = '\0';
+	/* The head kept is what the store keeps: the same output-max. */
 	t->t_re.re_out = t->t_out;
 	t->t_re.re_outlen = out->ob_len;
 	t->t_ended = 1;
@@ -545,10 +549,13 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	LIST_REMOVE(t, t_entry);
 	nrunning--;
 	LIST_INSERT_HEAD(&ended, t, t_entry);
-	if (record(t, tk) == 0 && t->t_to == AT_RETRYING)
-		look_at(tk, (int64_t)t->t_next * 1000);
-	else if (!mtimer_queued(&look_t))
+	/* Recorded, t is freed: what the next look needs, kept first. */
+	retry = t->t_to == AT_RETRYING;
+	next = t->t_next;
+	if (record(t, tk) == -1)
 		look_at(tk, tk->tk_wall + AT_RETRY);
+	else if (retry)
+		look_at(tk, (int64_t)next * 1000);
 }
 
 /*
