@@ -86,8 +86,8 @@ wait_for 10 sh -c "[ \"\$($T/bin/atq -a 1 | grep -c done)\" = 1 ]" ||
 same "one run of at:1, finished, exit 0, with a pid" \
     "$(at_runs 1 | awk '{ print $3, $4, $5, ($6 > 0) }')" "1 n1 finished 1"
 contains "clustercron history shows it" \
-    "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf")" "at:1"
-contains "the log says CMD and END" "$(cat "$T/n1.log")" \
+    "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf")" "^at:1 "
+contains "the log says CMD" "$(cat "$T/n1.log")" \
     "\\($U\\) CMD \\(n1 .* at job 1, attempt 1; at:1\\)"
 
 # Retries at the back-off, then failed; every attempt in the history.
@@ -114,6 +114,9 @@ echo "from each end to the next start: $gaps ms"
     fail "the second retry came $2 ms after the second, not after 2 s"
 contains "the failure logged" "$(cat "$T/n1.log")" \
     "AT FAILED \\(n1 .* at job 2, after 3 attempts; at:2\\)"
+contains "clustercron history at:2: its attempts alone" \
+    "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf" at:2 |
+    awk 'NR > 1 { print $1 }' | sort | uniq -c | tr -s ' ')" "^ ?3 at:2$"
 
 # -m: a mail without output; a job with output mails it (root's jobs,
 # whose mailer may write in $T).
