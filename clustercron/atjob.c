@@ -285,6 +285,10 @@ at_after(int retries, const struct at_backoff *b, int attempt,
 	*next = 0;
 	if (how == AT_OK)
 		return (AT_NEXT_DONE);
+	if (how == AT_FENCED) {
+		*next = now;
+		return (AT_NEXT_RETRY);
+	}
 	if (how == AT_LOST) {
 		if (!rerun)
 			return (AT_NEXT_FAILED);

@@ -117,7 +117,7 @@ static int	 settle_lost(struct tick *);
 static int	 flush(struct tick *);
 static int	 record(struct attempt *, struct tick *);
 static void	 start(const struct store_atjob *, int, struct tick *);
-static void	 nostart(struct attempt *, const char *, struct tick *);
+static void	 nostart(struct attempt *, const char *, int, struct tick *);
 static void	 finish(struct attempt *, enum at_outcome, int,
 		    const struct outbuf *, struct tick *);
 static void	 on_proc(const struct proc_event *, struct tick *);
@@ -388,7 +388,7 @@ start(const struct store_atjob *j, int num, struct tick *tk)
 		    (long long)(tk->tk_wall / 1000 - j->a_due));
 	if ((pw = getpwnam(t->t_owner)) == NULL) {
 		snprintf(why, sizeof(why), "no such user %s", t->t_owner);
-		nostart(t, why, tk);
+		nostart(t, why, 0, tk);
 		return;
 	}
 	if (jobenv_build(pw, NULL, &t->t_env) == -1)
@@ -427,11 +427,12 @@ start(const struct store_atjob *j, int num, struct tick *tk)
 	case PS_LATE:
 		snprintf(why, sizeof(why), "%.1f s past the lease of its "
 		    "claim", (double)late / 1000);
-		break;
+		nostart(t, why, 1, tk);
+		return;
 	case PS_FAILED:
 		break;
 	}
-	nostart(t, why, tk);
+	nostart(t, why, 0, tk);
 }
 
 /* What proc.c says of an attempt. */
@@ -454,13 +455,13 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		return;
 	case PE_NOSTART:
 		t->t_proc = NULL;
-		nostart(t, pe->pe_why, tk);
+		nostart(t, pe->pe_why, 0, tk);
 		return;
 	case PE_LATE:
 		t->t_proc = NULL;
 		snprintf(why, sizeof(why), "%.1f s past the lease of its "
 		    "claim", (double)pe->pe_late / 1000);
-		nostart(t, why, tk);
+		nostart(t, why, 1, tk);
 		return;
 	case PE_TIMEOUT:
 		return;
@@ -473,20 +474,30 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 	}
 }
 
-/* The attempt did not start: a failed attempt, and why. */
+/*
+ * The attempt did not start: a failed attempt, and why.  One that got
+ * to its start past the lease it was claimed under (fenced: the node
+ * may have been taken for dead) ran nothing, and is not the job's
+ * failure: the job is due again at once, for whichever node claims it
+ * (unless another node took the attempt for lost meanwhile and moved
+ * the job on, which the conditional end then finds).
+ */
 static void
-nostart(struct attempt *t, const char *why, struct tick *tk)
+nostart(struct attempt *t, const char *why, int fenced, struct tick *tk)
 {
 	struct outbuf	 ob;
 
-	fire_log(LOG_ERR, t->t_owner, "CMD FAILED", D.d_conf.c_node, t->t_due,
-	    t->t_label, "%s, attempt %d: %s", t->t_what, t->t_num, why);
+	fire_log(LOG_ERR, t->t_owner, fenced ? "FENCED" : "CMD FAILED",
+	    D.d_conf.c_node, t->t_due, t->t_label, "%s, attempt %d: %s%s",
+	    t->t_what, t->t_num, why, fenced ? ", not started; due again" :
+	    "");
 	memset(&ob, 0, sizeof(ob));
 	ob.ob_buf = (char *)why;
 	ob.ob_len = strlen(why);
 	ob.ob_total = ob.ob_len;
 	t->t_recstart = 0;
-	finish(t, AT_FAILED_RUN, STORE_AT_NOSTART, &ob, tk);
+	finish(t, fenced ? AT_FENCED : AT_FAILED_RUN, STORE_AT_NOSTART, &ob,
+	    tk);
 }
 
 /*

@@ -187,6 +187,8 @@ test_after(void)
 		{ 3, 4, AT_LOST, 1, AT_NEXT_FAILED, 0 },
 		{ 0, 1, AT_LOST, 1, AT_NEXT_RETRY, 0 },	/* once, at once */
 		{ 0, 2, AT_LOST, 1, AT_NEXT_FAILED, 0 },
+		{ 0, 1, AT_FENCED, 0, AT_NEXT_RETRY, 0 },	/* not started */
+		{ 3, 4, AT_FENCED, 1, AT_NEXT_RETRY, 0 },
 	};
 	struct at_backoff	 b;
 	char			 err[64];
