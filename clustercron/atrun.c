@@ -320,7 +320,7 @@ claim_at(struct tick *tk)
 {
 	struct store_atjob	*v;
 	struct store_error	 se;
-	size_t			 i, k, n;
+	size_t			 i, k, n, tried = 0;
 	int			 won, num;
 
 	tick_read(tk);
@@ -331,7 +331,12 @@ claim_at(struct tick *tk)
 	}
 	for (k = 0; k < n && !D.d_stopping; k++) {
 		i = (k + rotor) % n;
+		/* A daemon not run by root runs its own user's alone. */
+		if (!D.d_root && (D.d_user == NULL ||
+		    strcmp(v[i].a_owner, D.d_user) != 0))
+			continue;
 		num = v[i].a_attempt + 1;
+		tried++;
 		if (store_at_claim(D.d_st, v[i].a_id, num, &won, &se) == -1) {
 			gate_store_failed("claiming a one-shot job", &se);
 			if (ndoubts < AT_DOUBTMAX) {
@@ -345,7 +350,8 @@ claim_at(struct tick *tk)
 			start(&v[i], num, tk);
 	}
 	store_atjobs_free(v, n);
-	return (n == AT_BATCH);
+	/* Only what this node may claim calls for another look at once. */
+	return (n == AT_BATCH && tried > 0);
 }
 
 /* Attempt num of job j is this node's: start it. */
