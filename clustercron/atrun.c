@@ -198,7 +198,7 @@ look(struct mtimer *t, struct tick *tk)
 		break;
 	default:
 		/* Down, fenced, drained: not this node's to run now. */
-		look_at(tk, tk->tk_wall + AT_RETRY);
+		look_at(tk, 0);
 		return;
 	}
 	if (first_look == 0) {

@@ -257,6 +257,8 @@ clock_turn(struct tick *tk)
 	}
 	if (j == TICK_FAR)
 		jobs_reschedule_all((time_t)(tk->tk_wall / 1000));
+	/* One-shot jobs: the store's times against the clock anew. */
+	atrun_kick(tk);
 }
 
 /*
