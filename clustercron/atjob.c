@@ -285,11 +285,20 @@ at_after(int retries, const struct at_backoff *b, int attempt,
 	*next = 0;
 	if (how == AT_OK)
 		return (AT_NEXT_DONE);
+	if (how == AT_FENCED) {
+		*next = now;
+		return (AT_NEXT_RETRY);
+	}
 	if (how == AT_LOST) {
 		if (!rerun)
 			return (AT_NEXT_FAILED);
-		if (limit < 1)
-			limit = 1;
+		if (limit < 1) {
+			/* The rerun of a job without retries: at once. */
+			if (attempt > 1)
+				return (AT_NEXT_FAILED);
+			*next = now;
+			return (AT_NEXT_RETRY);
+		}
 	}
 	if (attempt > limit)
 		return (AT_NEXT_FAILED);

@@ -76,11 +76,15 @@ char	*at_script(long, long, const char *, int, int, const char *,
  * attempt that exited 0 is done.  One that failed (non-zero exit, a
  * signal, could not start) is retried while attempts <= retries.  One
  * whose end is unknown (its node died while it ran) is a failure under
- * the rerun policy (retried as a failure is, and once more when the
- * job has no retries), and ends the job failed under mark, the default,
- * as a lost cron run is not run again.
+ * the rerun policy (retried as a failure is, and when the job has no
+ * retries once more, at once, as a lost cron run is rerun), and ends
+ * the job failed under mark, the default, as a lost cron run is not
+ * run again.  One that did not start because its node got to it past
+ * the lease of its claim (AT_FENCED) ran nothing and is no failure of
+ * the job: it is due again at once, whatever the retries (the attempt
+ * is counted all the same, so a job so fenced has one retry less).
  */
-enum at_outcome { AT_OK, AT_FAILED_RUN, AT_LOST };
+enum at_outcome { AT_OK, AT_FAILED_RUN, AT_LOST, AT_FENCED };
 enum at_next { AT_NEXT_DONE, AT_NEXT_FAILED, AT_NEXT_RETRY };
 enum at_next at_after(int, const struct at_backoff *, int, enum at_outcome,
 	    int, time_t, time_t *);

@@ -193,6 +193,7 @@ store_connect(struct mtimer *t, struct tick *tk)
 		loader_register(1, tk);
 		node_start(tk);
 		claim_recover(tk);
+		atrun_kick(tk);
 	}
 }
 
@@ -256,6 +257,8 @@ clock_turn(struct tick *tk)
 	}
 	if (j == TICK_FAR)
 		jobs_reschedule_all((time_t)(tk->tk_wall / 1000));
+	/* One-shot jobs: the store's times against the clock anew. */
+	atrun_kick(tk);
 }
 
 /*
@@ -281,6 +284,7 @@ news(struct tick *tk)
 	if (gate_kicked()) {
 		loader_register(0, tk);
 		claim_recover(tk);
+		atrun_kick(tk);
 	}
 }
 
@@ -437,6 +441,8 @@ ctab_serve(struct tick *tk)
 {
 	char	 owner[256];
 
+	/* An at job may have been submitted: the store looked at. */
+	atrun_kick(tk);
 	if (tabsrv_serve(D.d_tabsrv, D.d_st, owner, sizeof(owner)) == 1) {
 		log_info("(%s) REPLACE (stored table, by ctab)", owner);
 		loader_check_store(tk);
@@ -978,6 +984,7 @@ daemon_main(int argc, char **argv)
 		node_start(&tk);
 		claim_recover(&tk);
 	}
+	atrun_kick(&tk);
 	reboot_jobs(&tk);
 	/*
 	 * Give back what loading, registering and the misfire pass used
@@ -988,11 +995,13 @@ daemon_main(int argc, char **argv)
 	ready();
 	loop(&tk);
 	record_final(&tk);
+	atrun_final(&tk);
 
 	log_info("(CRON) DEATH (%s)", got_term || D.d_stopping ?
 	    "stopped by signal" : "exiting");
 	tabsrv_close(D.d_tabsrv);
 	fire_free_all();
+	atrun_free();
 	record_free();
 	loader_free();
 	jobtab_free();

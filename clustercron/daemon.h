@@ -12,6 +12,8 @@
  *	  loader.c	sources, inotify, parsing; registering jobs
  *	  claim.c	fires come due: batched claims, doubts, the
  *			misfire pass, reruns of lost runs
+ *	  atrun.c	one-shot jobs (at): the due claimed, run,
+ *			retried, the lost settled
  *	    node.c	heartbeat, skew, drain, the dead-node reaper,
  *			runs of an earlier life
  *	      fire.c	a fire's life: one transition table
@@ -595,6 +597,9 @@ void	 record_free(void);
  * free its own fire; it may not start a proc while proc_io() or
  * proc_reap() deliver to it.
  *
+ * An owner of another kind (atrun.c's one-shot attempts) names its own
+ * handler in pr_handler.
+ *
  * proc_start() starts one as pr says: pr_spawn, pr_who and pr_what (the
  * owner and the escaped command, for its log lines) are borrowed and
  * must outlive the proc; pr_timeout in s (0: none); pr_until the
@@ -633,6 +638,9 @@ struct proc_req {
 	const char	*pr_what;
 	uint32_t	 pr_timeout;
 	int64_t		 pr_until;
+	/* Its events' handler; NULL: proc_init()'s. */
+	void		(*pr_handler)(const struct proc_event *,
+			    struct tick *);
 };
 enum proc_start { PS_FORKED, PS_LATE, PS_FAILED };
 #define PROC_WINDOW	32
@@ -788,6 +796,19 @@ void	 claim_recover(struct tick *);
 void	 claim_rerun(const char *, time_t, int, struct tick *);
 void	 claim_reboot(struct tick *);
 void	 claim_free(void);
+
+/*
+ * atrun.c: one-shot jobs (at(1) for the cluster; atrun.c says how).
+ * atrun_kick() has the store looked at now (a job was submitted here,
+ * the store is back, the daemon started); after that atrun.c keeps its
+ * own timer.  atrun_running() is the attempts running here.
+ * atrun_final() tries once more to record what the store could not
+ * take (the daemon stops); atrun_free() lets go of everything.
+ */
+void	 atrun_kick(struct tick *);
+size_t	 atrun_running(void);
+void	 atrun_final(struct tick *);
+void	 atrun_free(void);
 
 /*
  * loader.c: the tables' sources.  loader_init() sets up change

@@ -62,6 +62,7 @@ struct proc {
 	LIST_ENTRY(proc) p_entry;
 	struct spawn_job *p_sj;
 	void		*p_owner;	/* NULL: a mailer */
+	void		(*p_handler)(const struct proc_event *, struct tick *);
 	const char	*p_who;		/* for the log: the owner */
 	const char	*p_what;	/* ... and the command */
 	char		*p_mailwho;	/* a mailer's copy of p_who */
@@ -102,7 +103,7 @@ deliver(struct proc *p, struct proc_event *ev, struct tick *tk)
 {
 	ev->pe_owner = p->p_owner;
 	ev->pe_pid = p->p_sj != NULL ? p->p_sj->sj_pid : 0;
-	handler(ev, tk);
+	(p->p_handler != NULL ? p->p_handler : handler)(ev, tk);
 }
 
 /*
@@ -154,6 +155,7 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 		return (PS_FAILED);
 	}
 	p->p_owner = pr->pr_owner;
+	p->p_handler = pr->pr_handler;
 	p->p_who = pr->pr_who;
 	p->p_what = pr->pr_what;
 	p->p_timeout = pr->pr_timeout;

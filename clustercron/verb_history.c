@@ -235,8 +235,12 @@ verb_history(int argc, char **argv)
 				    "are gone", &se);
 			if (admin_job_match(gone, ngone, argv[0], &i) > 0)
 				j = admin_job_pick(&a, gone, ngone, argv[0]);
-			else if (strlen(argv[0]) == CRON_IDLEN &&
-			    strspn(argv[0], "0123456789abcdef") == CRON_IDLEN)
+			else if ((strlen(argv[0]) == CRON_IDLEN &&
+			    strspn(argv[0], "0123456789abcdef") ==
+			    CRON_IDLEN) || (strncmp(argv[0], "at:", 3) == 0 &&
+			    argv[0][3] != '\0' && strspn(argv[0] + 3,
+			    "0123456789") == strlen(argv[0] + 3)))
+				/* A one-shot job's attempts: at:N. */
 				id = argv[0];
 		}
 		if (j == NULL && id == NULL)

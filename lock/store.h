@@ -747,6 +747,17 @@ int	 store_at_due(struct store *, time_t, size_t, struct store_atjob **,
 	    size_t *, struct store_error *);
 int	 store_at_pending(struct store *, const char *, size_t *,
 	    struct store_error *);
+/*
+ * store_at_lost() returns the jobs running whose attempt's run is no
+ * longer running (marked lost, its node taken for dead; or ended
+ * without the job's row following), at most max (0: no limit), every
+ * member filled: what a node settles with store_at_finish(), re NULL.
+ * store_at_next() sets *next to the earliest a_next of the jobs
+ * waiting or retrying, 0 when there is none.
+ */
+int	 store_at_lost(struct store *, size_t, struct store_atjob **,
+	    size_t *, struct store_error *);
+int	 store_at_next(struct store *, time_t *, struct store_error *);
 void	 store_atjobs_free(struct store_atjob *, size_t);
 /*
  * store_at_cancel() cancels job id, if it is waiting or retrying and,
@@ -787,7 +798,9 @@ int	 store_at_start(struct store *, int64_t, int, int, int64_t,
 	    int64_t *, struct store_error *);
 /*
  * store_at_finish() ends attempt of job id in one transaction: the
- * run's end (re, its re_id ignored: the run this node's claim wrote) or,
+ * run's end (re, its re_id ignored: the run this node's claim wrote;
+ * with re_status STORE_AT_NOSTART the attempt did not start, the run
+ * is RUN_FAILED at re_end and re_out says why) or,
  * re NULL, when the attempt's end is not known (its node died, say),
  * the mark that its run, if it still runs, is lost; and the job's move
  * from running to `to': AT_DONE, AT_FAILED, or AT_RETRYING with the
@@ -800,6 +813,7 @@ int	 store_at_start(struct store *, int64_t, int, int, int64_t,
 int	 store_at_finish(struct store *, int64_t, int,
 	    const struct store_run_end *, enum store_at_state, time_t, int *,
 	    struct store_error *);
+#define STORE_AT_NOSTART	(-1)
 /* The runs' job name of one-shot job id: "at:ID". */
 void	 store_at_runjob(int64_t, char *, size_t);
 

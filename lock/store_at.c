@@ -430,6 +430,34 @@ store_at_due(struct store *st, time_t before, size_t max,
 }
 
 int
+store_at_lost(struct store *st, size_t max, struct store_atjob **out,
+    size_t *n, struct store_error *err)
+{
+	struct sval	 p;
+	void		*v;
+	int		 rc;
+
+	err = lk_err_init(err);
+	p = SVI(max == 0 || max > INT64_MAX ? INT64_MAX : (int64_t)max);
+	rc = lk_list(st, LK_AT_FULL, S_AT_LOST, &p, 1, &v, n, err);
+	*out = v;
+	return (rc);
+}
+
+int
+store_at_next(struct store *st, time_t *next, struct store_error *err)
+{
+	int64_t	 v;
+
+	err = lk_err_init(err);
+	*next = 0;
+	if (lk_op_int(st, "at.next", S_AT_NEXT, NULL, 0, &v, NULL, err) == -1)
+		return (-1);
+	*next = (time_t)v;
+	return (0);
+}
+
+int
 store_at_pending(struct store *st, const char *owner, size_t *n,
     struct store_error *err)
 {
@@ -722,6 +750,21 @@ finish_fn(struct store *st, void *arg, struct store_error *err)
 		if (run_find(st, "at.finish.find", a->id, a->attempt, &a->run,
 		    &pid, err) == -1)
 			return (-1);
+		if (re->re_status == STORE_AT_NOSTART) {
+			/* Why it did not start, as its output. */
+			keep = re->re_outlen < st->s_output_max ?
+			    re->re_outlen : st->s_output_max;
+			p[0] = SVI(re->re_end);
+			p[1] = SVI(re->re_end);
+			p[2] = SVB(re->re_out != NULL ? re->re_out : "",
+			    re->re_out != NULL ? keep : 0);
+			p[3] = SVI(re->re_outlen);
+			p[4] = SVI(a->run);
+			if (lk_exec(st, "at.finish.run", S_AT_RUN_NOSTART, 0, p,
+			    5, NULL, NULL, NULL, err) == -1)
+				return (-1);
+			goto move;
+		}
 		p[0] = SVI(re->re_end);
 		if (WIFSIGNALED(re->re_status)) {
 			p[1] = SVI(-1);
@@ -748,6 +791,7 @@ finish_fn(struct store *st, void *arg, struct store_error *err)
 		    NULL, NULL, err) == -1)
 			return (-1);
 	}
+move:
 	p[0] = SVI(a->to);
 	p[1] = SVI(a->to == AT_RETRYING ? a->next : 0);
 	p[2] = p[1];

@@ -142,6 +142,9 @@ enum stmt {
 	S_AT_RUN_LOSE,		/* node, runjob, attempt */
 	S_AT_MOVE,		/* state, next, next, id, attempt */
 	S_AT_TRIM,		/* max age */
+	S_AT_LOST,		/* limit -> atcols, env, cmd */
+	S_AT_NEXT,		/* -> earliest next_at */
+	S_AT_RUN_NOSTART,	/* when, when, why, len, run id */
 	S_COUNT
 };
 

@@ -35,6 +35,7 @@
 #define NOW	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 #define INSERT_IGNORE	"INSERT IGNORE"
 #define REPLACE_INTO	"REPLACE INTO"
+#define AT_RUNJOB(col)	"CONCAT('at:', " col ")"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
@@ -182,6 +183,9 @@ static const char *const my_text[S_COUNT] = {
 	[S_AT_RUN_LOSE] = SQL_AT_RUN_LOSE,
 	[S_AT_MOVE] = SQL_AT_MOVE,
 	[S_AT_TRIM] = SQL_AT_TRIM,
+	[S_AT_LOST] = SQL_AT_LOST,
+	[S_AT_NEXT] = SQL_AT_NEXT,
+	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
 };
 
 #define ENGINE	" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"

@@ -286,6 +286,23 @@
 	"UPDATE atjobs SET state = ?, next_at = CASE WHEN ? > 0 THEN ? ELSE " \
 	"next_at END, updated = " NOW " WHERE id = ? AND attempt = ? AND " \
 	"state = 1"
+/*
+ * The jobs whose attempt in flight has a run that ended without them:
+ * marked lost (its node died) or ended otherwise.  AT_RUNJOB(col) is
+ * the backend's "at:" || col.
+ */
+#define SQL_AT_LOST \
+	SQL_ATCOLS ", env, cmd FROM atjobs WHERE state = 1 AND EXISTS " \
+	"(SELECT 1 FROM runs WHERE runs.job_id = " AT_RUNJOB("atjobs.id") \
+	" AND runs.fire = atjobs.due AND runs.attempt = atjobs.attempt AND " \
+	"runs.state <> 0) ORDER BY id LIMIT ?"
+/* The earliest attempt due, 0 for none. */
+#define SQL_AT_NEXT \
+	"SELECT COALESCE(MIN(next_at), 0) FROM atjobs WHERE state IN (0, 2)"
+/* An attempt that did not start: its run failed (RUN_FAILED), and why. */
+#define SQL_AT_RUN_NOSTART \
+	"UPDATE runs SET started = ?, ended = ?, state = 5, exit_status = -1, " \
+	"sig = 0, output = ?, output_len = ? WHERE id = ? AND state = 0"
 /* Finished one-shot jobs go with the history, by age. */
 #define SQL_AT_TRIM \
 	"DELETE FROM atjobs WHERE state IN (3, 4, 5) AND updated < " NOW " - ?"

@@ -49,6 +49,7 @@
 #define NOW	"CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 #define INSERT_IGNORE	"INSERT OR IGNORE"
 #define REPLACE_INTO	"INSERT OR REPLACE INTO"
+#define AT_RUNJOB(col)	"('at:' || " col ")"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
@@ -188,6 +189,9 @@ static const char *const sq_text[S_COUNT] = {
 	[S_AT_RUN_LOSE] = SQL_AT_RUN_LOSE,
 	[S_AT_MOVE] = SQL_AT_MOVE,
 	[S_AT_TRIM] = SQL_AT_TRIM,
+	[S_AT_LOST] = SQL_AT_LOST,
+	[S_AT_NEXT] = SQL_AT_NEXT,
+	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
 };
 
 /* The unit each statement's "%R" repeats. */

@@ -8,9 +8,9 @@
 # shows it, a key that makes submitting twice harmless, retries and
 # back-off as stored, a job submitted through one node seen, printed
 # and removed through the other, the daemon down, and the prompts of
-# a terminal (tmux).  The jobs are stored, not run (phase B).  Who may
-# use at (at.allow, at.deny) and the comparison with Debian's at are
-# tests/at-debian-cli.sh's.
+# a terminal (tmux).  How the jobs run is tests/daemon/at-run.sh's;
+# who may use at (at.allow, at.deny) and the comparison with Debian's
+# at are tests/at-debian-cli.sh's.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
@@ -114,8 +114,9 @@ contains "... with at's warning, as Debian's batch runs at -qb" "$err" \
 run at -b <"$T/true"
 contains "at -b is batch" "$err" "^job 6 at "
 same "... and gives no warning" "$(printf '%s\n' "$err" | grep -c warning)" 0
-run atq 5
-contains "... queue b" "$out" "^5	.* b $ME$"
+run atq -a 5
+contains "... queue b (= once it runs; it may have run)" "$out" \
+    "^5	.* [b=] $ME( |$)"
 run batch now
 same "batch with an argument: exit 1" "$rc" 1
 same "... as Debian's batch says it, on stdout" "$out" \

@@ -27,6 +27,7 @@ cat >"$T/levels" <<'EOF'
 daemon.c 0
 loader.c 1
 claim.c 1
+atrun.c 1
 node.c 2
 fire.c 3
 proc.c 4

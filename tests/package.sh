@@ -396,13 +396,30 @@ for m in man1/ctab.1.gz man5/ctab.5.gz man5/clustercron.conf.5.gz \
     man8/clustercron.8.gz; do
 	[ -f "$root/usr/share/man/$m" ] || fail "no $m"
 done
-# Not at, yet: Debian's at keeps its program and page (issue 15).
-if [ ! -e "$root/usr/bin/at" ] && [ ! -e "$root/usr/share/man/man1/at.1.gz" ]
-then
-	ok "neither at nor at(1), which are Debian's at's"
-else
-	fail "the package holds at or at(1), which are Debian's at's"
-fi
+# at, atq, atrm and batch are ctab, with their page, in place of
+# Debian's at (issue 15), which the package replaces.
+for p in at atq atrm batch; do
+	if [ "$(readlink "$root/usr/bin/$p")" = ctab ]; then
+		ok "$p is ctab"
+	else
+		fail "$p is ctab"
+	fi
+done
+[ -f "$root/usr/share/man/man1/at.1.gz" ] || fail "no man1/at.1.gz"
+for p in atq atrm batch; do
+	if [ "$(readlink "$root/usr/share/man/man1/$p.1.gz")" = at.1.gz ]; then
+		ok "man $p is at(1)"
+	else
+		fail "man $p is at(1)"
+	fi
+done
+for f in Provides Conflicts Replaces; do
+	if dpkg-deb -f "$deb" "$f" | tr ',' '\n' | grep -qx ' *at *'; then
+		ok "$f: at"
+	else
+		fail "$f: at"
+	fi
+done
 # man cron and man 8 cron reach clustercron(8), as Debian's cron names
 # its page cron(8) (package-install.sh installs the package beside
 # cron-daemon-common, whose files the links must not clash with).
@@ -450,8 +467,10 @@ user=nobody
 getent passwd "$user" >/dev/null || { echo "# no user $user"; exit 99; }
 run=$tmp/run
 mkdir -p "$run/spool" "$run/saved" && chmod 755 "$run" || exit 99
+# The store in a directory of its own, which the daemon requires.
+mkdir -m 700 "$run/db" || exit 99
 cat >"$run/clustercron.conf" <<EOF
-store = sqlite:$run/clustercron.db
+store = sqlite:$run/db/clustercron.db
 ctab-socket = $run/ctab.sock
 spool-dir = $run/spool
 crontab =

@@ -185,8 +185,10 @@ test_after(void)
 		{ 3, 1, AT_LOST, 0, AT_NEXT_FAILED, 0 },	/* mark */
 		{ 3, 1, AT_LOST, 1, AT_NEXT_RETRY, 60 },	/* rerun */
 		{ 3, 4, AT_LOST, 1, AT_NEXT_FAILED, 0 },
-		{ 0, 1, AT_LOST, 1, AT_NEXT_RETRY, 60 },	/* once */
+		{ 0, 1, AT_LOST, 1, AT_NEXT_RETRY, 0 },	/* once, at once */
 		{ 0, 2, AT_LOST, 1, AT_NEXT_FAILED, 0 },
+		{ 0, 1, AT_FENCED, 0, AT_NEXT_RETRY, 0 },	/* not started */
+		{ 3, 4, AT_FENCED, 1, AT_NEXT_RETRY, 0 },
 	};
 	struct at_backoff	 b;
 	char			 err[64];
@@ -198,8 +200,8 @@ test_after(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		got = at_after(cases[i].retries, &b, cases[i].attempt,
 		    cases[i].how, cases[i].rerun, 1000, &next);
-		ok(got == cases[i].want && next == (cases[i].delay == 0 ? 0 :
-		    1000 + cases[i].delay), "after attempt %d of %d retries, "
+		ok(got == cases[i].want && next == (cases[i].want !=
+		    AT_NEXT_RETRY ? 0 : 1000 + cases[i].delay), "after attempt %d of %d retries, "
 		    "%s%s: %s", cases[i].attempt, cases[i].retries,
 		    cases[i].how == AT_OK ? "ok" : cases[i].how == AT_LOST ?
 		    "lost" : "failed", cases[i].rerun ? " (rerun)" : "",

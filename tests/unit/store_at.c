@@ -46,6 +46,8 @@ static void	 test_cancel(struct store *, struct store *);
 static void	 test_attempts(struct store *, struct store *);
 static void	 test_lost(struct store *, struct store *);
 static void	 test_trim(struct store *);
+static int	 in_lost(struct store *, int64_t);
+static void	 test_runner(struct store *, struct store *);
 static void	 test_faults(struct store *, struct store *);
 static void	 test_short(struct store *);
 static void	 test_race_claims(void);
@@ -527,6 +529,7 @@ test_lost(struct store *a, struct store *b)
 	    store_at_start(c, id, 1, 555, clock_now_ms(), &run, &err) == 0,
 	    "lost: C claims and starts attempt 1, then falls silent");
 	store_close(c);
+	ok(in_lost(b, id) == 0, "lost: store_at_lost: not while it runs");
 	ok(store_runs_mark_lost(b, -3600000, &r, &n, &err) == 0,
 	    "lost: B marks the silent node's runs lost");
 	for (i = 0; i < n; i++)
@@ -536,8 +539,10 @@ test_lost(struct store *a, struct store *b)
 	store_runs_free(r, n);
 	ok(state_of(a, id, &s, &at) == 0 && s == AT_RUNNING && at == 1,
 	    "lost: the job still says running until the loss is handled");
+	ok(in_lost(a, id) == 1, "lost: store_at_lost: A finds it");
 	ok(store_at_finish(b, id, 1, NULL, AT_RETRYING, 2000002060, &moved,
 	    &err) == 0 && moved, "lost: B moves it on (rerun)");
+	ok(in_lost(a, id) == 0, "lost: store_at_lost: not once moved on");
 	ok(store_at_claim(a, id, 2, &won, &err) == 0 && won,
 	    "lost: A claims attempt 2");
 	if ((c = open_node(url1, "doomed", 0)) == NULL) {
@@ -552,6 +557,75 @@ test_lost(struct store *a, struct store *b)
 	store_close(c);
 	ok(state_of(a, id, &s, &at) == 0 && s == AT_RUNNING && at == 2,
 	    "lost: attempt 2 runs on");
+}
+
+/* Whether store_at_lost() lists job id: 1, 0, or -1 on failure. */
+static int
+in_lost(struct store *st, int64_t id)
+{
+	struct store_error	 err;
+	struct store_atjob	*v;
+	size_t			 i, n;
+	int			 found = 0;
+
+	if (store_at_lost(st, 0, &v, &n, &err) == -1) {
+		diag("store_at_lost: %s", err.se_msg);
+		return (-1);
+	}
+	for (i = 0; i < n; i++)
+		if (v[i].a_id == id && v[i].a_cmd != NULL &&
+		    v[i].a_state == AT_RUNNING)
+			found = 1;
+	store_atjobs_free(v, n);
+	return (found);
+}
+
+/*
+ * What the daemon's runner asks besides: the earliest attempt due, and
+ * an attempt that did not start, recorded as a failed run with why.
+ */
+static void
+test_runner(struct store *a, struct store *b)
+{
+	struct store_error	 err;
+	struct store_run_end	 re;
+	struct store_atjob	 j;
+	struct store_run	*r;
+	time_t			 next;
+	int64_t			 id;
+	size_t			 n;
+	int			 won, moved, s, at;
+
+	job_init(&j, "hugo", "true", 1000);
+	id = submit(a, &j, NULL);
+	ok(store_at_next(b, &next, &err) == 0 && next == 1000,
+	    "next: the earliest attempt due");
+	ok(store_at_claim(b, id, 1, &won, &err) == 0 && won,
+	    "next: B claims it");
+	ok(store_at_next(a, &next, &err) == 0 && next > 1000,
+	    "next: a running job is not due");
+	memset(&re, 0, sizeof(re));
+	re.re_end = 1000500;
+	re.re_status = STORE_AT_NOSTART;
+	re.re_out = "no such user";
+	re.re_outlen = strlen(re.re_out);
+	ok(store_at_finish(b, id, 1, &re, AT_RETRYING, 1060, &moved, &err) ==
+	    0 && moved, "nostart: recorded, the job retrying");
+	ok(runs_of(a, id, &r, &n) == 0 && n == 1 &&
+	    r[0].r_state == RUN_FAILED && r[0].r_exit == -1 &&
+	    r[0].r_end == 1000500 && r[0].r_outlen == 12 &&
+	    strcmp(r[0].r_output, "no such user") == 0,
+	    "nostart: its run failed, with why as its output");
+	if (n > 0)
+		store_runs_free(r, n);
+	ok(state_of(a, id, &s, &at) == 0 && s == AT_RETRYING && at == 1,
+	    "nostart: the job waits for attempt 2");
+	ok(store_at_next(a, &next, &err) == 0 && next == 1060,
+	    "next: its retry is the earliest");
+	ok(in_lost(a, id) == 0, "nostart: not lost");
+	ok(store_at_claim(a, id, 2, &won, &err) == 0 && won &&
+	    store_at_finish(a, id, 2, NULL, AT_DONE, 0, &moved, &err) == 0 &&
+	    moved, "next: attempt 2 claimed and ended");
 }
 
 static void
@@ -1131,6 +1205,7 @@ main(void)
 	test_cancel(a, b);
 	test_attempts(a, b);
 	test_lost(a, b);
+	test_runner(a, b);
 	test_trim(a);
 	test_faults(a, b);
 	test_short(a);
