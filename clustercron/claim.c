@@ -618,7 +618,7 @@ claim_recover(struct tick *tk)
 	size_t			 i, n = 0, k, nm = 0, cap = 0, nn = 0, ncatch = 0;
 	size_t			 nwon, ndown;
 	time_t			 now, limit, t, latest;
-	int64_t			 t0, until;
+	int64_t			 t0, t1, t2, t3, until;
 	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
 	int			 steps;
 
@@ -700,7 +700,11 @@ claim_recover(struct tick *tk)
 		ids[i] = fire_id(q[i]);
 	}
 	until = gate_lease_until(gate_state());
+	tick_read(tk);
+	t1 = tk->tk_mono;
 	ndown = claim_fires(q, ids, nm, won, tk);
+	tick_read(tk);
+	t2 = tk->tk_mono;
 	for (i = nwon = 0; i < nm; i++)
 		nwon += won[i] == 1;
 	metrics_claims(nwon, nm - nwon - ndown);
@@ -727,6 +731,8 @@ claim_recover(struct tick *tk)
 		won[i] = 4;
 		nn++;
 	}
+	tick_read(tk);
+	t3 = tk->tk_mono;
 	if (nn > 0 && store_fire_note_batch(D.d_st, nids, nfires, nn,
 	    RUN_MISSED, tk->tk_wall, &se) == -1) {
 		/* Claimed: settled as ours later. */
@@ -750,8 +756,11 @@ claim_recover(struct tick *tk)
 	}
 	tick_read(tk);
 	log_debug("(CRON) RECOVER (%zu missed fires: %zu caught up, %zu noted, "
-	    "%zu another's, %zu in doubt, in %lld ms)", nm, ncatch, nn,
-	    nm - nwon - ndown, ndown, (long long)(tk->tk_mono - t0));
+	    "%zu another's, %zu in doubt, in %lld ms: %lld finding, %lld "
+	    "claiming, %lld starting, %lld noting)", nm, ncatch, nn,
+	    nm - nwon - ndown, ndown, (long long)(tk->tk_mono - t0),
+	    (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
+	    (long long)(tk->tk_mono - t3));
 	free(nids);
 	free(nfires);
 	free(won);
