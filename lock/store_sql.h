@@ -115,14 +115,26 @@
 	"SELECT id, job_id, fire, attempt, node, pid, started, " \
 	"COALESCE(ended, 0), state, COALESCE(exit_status, -1), sig, " \
 	"output, output_len FROM runs"
+/*
+ * Runs' ids are given out in increasing order on one server; on a
+ * Galera cluster each server gives out its own residue modulo the
+ * servers' number, so ids written at the same moment through two
+ * servers may come in either order.  The listings show runs newest
+ * first by id (a few milliseconds of difference do not matter to
+ * people); what decides something goes by fire: the latest record of a
+ * job, and what trimming keeps.
+ */
 #define SQL_RUNS_LIST	SQL_RUNCOLS " ORDER BY id DESC LIMIT ?"
 #define SQL_RUNS_JOB	SQL_RUNCOLS " WHERE job_id = ? ORDER BY id DESC LIMIT ?"
 #define SQL_RUNS_RUNNING SQL_RUNCOLS " WHERE state = 0 ORDER BY id"
 #define SQL_RUNS_RUNNING_NODE \
 	SQL_RUNCOLS " WHERE state = 0 AND node = ? ORDER BY id"
+/* Of each job's latest fire, the record written last. */
 #define SQL_RUNS_LATEST \
-	SQL_RUNCOLS " WHERE id IN (SELECT MAX(id) FROM runs GROUP BY " \
-	"job_id) ORDER BY job_id"
+	SQL_RUNCOLS " WHERE id IN (SELECT MAX(r.id) FROM runs r JOIN " \
+	"(SELECT job_id, MAX(fire) AS f FROM runs GROUP BY job_id) m ON " \
+	"r.job_id = m.job_id AND r.fire = m.f GROUP BY r.job_id) " \
+	"ORDER BY job_id"
 #define SQL_FIRE_RECORDED \
 	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire = ?"
 #define SQL_JOB_BUSY \
@@ -204,11 +216,18 @@
 	NOW " - ?"
 #define SQL_TRIM_JOBS \
 	"SELECT job_id FROM runs GROUP BY job_id HAVING COUNT(*) > ?"
+/*
+ * A job's records of fires older than its newest n records' are
+ * trimmed, by fire and not by id: the claims left without a record
+ * (SQL_UNRUN_NONE) are judged by the oldest fire whose record is kept,
+ * and a record of a newer fire trimmed while an older one stayed would
+ * leave its claim looking unrun.
+ */
 #define SQL_TRIM_CUT \
-	"SELECT id FROM runs WHERE job_id = ? ORDER BY id DESC LIMIT 1 " \
+	"SELECT fire FROM runs WHERE job_id = ? ORDER BY fire DESC LIMIT 1 " \
 	"OFFSET ?"
 #define SQL_TRIM_JOB \
-	"DELETE FROM runs WHERE job_id = ? AND id < ? AND state <> 0"
+	"DELETE FROM runs WHERE job_id = ? AND fire < ? AND state <> 0"
 /* Claims by the age of their fire, then all but the newest n instants. */
 #define SQL_TRIM_CLAIMS_AGE \
 	"DELETE FROM claims WHERE fire < (" NOW " - ?) / 1000"
