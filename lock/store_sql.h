@@ -4,8 +4,8 @@
  *
  * store_sql.h: the statements both backends say alike, private to the
  * backends.  The includer defines NOW, its SQL expression for the
- * store's clock in milliseconds since the epoch, INSERT_IGNORE and
- * REPLACE_INTO.
+ * store's clock in milliseconds since the epoch, INSERT_IGNORE,
+ * REPLACE_INTO and GREATEST (the larger of two values).
  * Every statement is prepared; values are always bound, never spliced.
  * "%R" stands for a list the backend repeats n times.
  */
@@ -15,6 +15,31 @@
 
 #define SQL_META_GET	"SELECT v FROM meta WHERE k = 'schema'"
 #define SQL_NOW		"SELECT " NOW
+/* The schema lock (store_schema.c): meta's row 'lock', its expiry. */
+#define SQL_LOCK	INSERT_IGNORE " INTO meta (k, v) VALUES ('lock', ?)"
+#define SQL_LOCK_TAKE	"UPDATE meta SET v = ? WHERE k = 'lock' AND v < ?"
+#define SQL_LOCK_RENEW	"UPDATE meta SET v = ? WHERE k = 'lock' AND v = ?"
+#define SQL_UNLOCK	"DELETE FROM meta WHERE k = 'lock' AND v = ?"
+/*
+ * The jobs' writer lock (store_jobs.c): the lease row 'jobs.writer',
+ * taken when free, expired or this holder's already; every writing
+ * transaction of its holder renews it first, and the renewal always
+ * changes the row, so that a holder whose lock was taken over finds
+ * out (and, on Galera, two writers' transactions always conflict).
+ */
+#define SQL_JOBS_LOCK \
+	"UPDATE leases SET holder = ?, token = ?, expires = " NOW " + ? " \
+	"WHERE name = 'jobs.writer' AND (expires < " NOW " OR " \
+	"(holder = ? AND token = ?))"
+#define SQL_JOBS_LOCK_ADD \
+	INSERT_IGNORE " INTO leases (name, holder, token, expires) VALUES " \
+	"('jobs.writer', ?, ?, " NOW " + ?)"
+#define SQL_JOBS_RENEW \
+	"UPDATE leases SET expires = " GREATEST "(expires + 1, " NOW " + ?) " \
+	"WHERE name = 'jobs.writer' AND holder = ? AND token = ?"
+#define SQL_JOBS_UNLOCK \
+	"DELETE FROM leases WHERE name = 'jobs.writer' AND holder = ? AND " \
+	"token = ?"
 /*
  * A fire whose claims row exists was won: never again, even by a row
  * that a job deleted and registered again has started afresh.
@@ -153,14 +178,14 @@
 #define SQL_BEAT_READ \
 	"SELECT " NOW ", (SELECT state FROM nodes WHERE name = ?)"
 #define SQL_BEAT_INSERT \
-	"INSERT INTO nodes (name, started, beat, skew, state, running) " \
-	"VALUES (?, ?, ?, ?, 0, ?)"
+	"INSERT INTO nodes (name, started, beat, skew, state, running, db, " \
+	"db_state) VALUES (?, ?, ?, ?, 0, ?, ?, ?)"
 #define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
 #define SQL_CLAIMS_LIST \
 	"SELECT job, fire, node, claimed_at FROM claims ORDER BY fire, job"
 #define SQL_NODES_LIST \
-	"SELECT name, started, beat, skew, state, running FROM nodes " \
-	"ORDER BY name"
+	"SELECT name, started, beat, skew, state, running, db, db_state " \
+	"FROM nodes ORDER BY name"
 /*
  * The running runs of the other nodes gone silent, then each marked
  * lost by a write that changes it only if it still runs.
