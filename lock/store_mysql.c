@@ -78,6 +78,7 @@ struct server {
 	char	 read_only[VALLEN], super_read_only[VALLEN];
 	char	 innodb_read_only[VALLEN];
 	char	 ss_enabled[VALLEN], ss_wait_point[VALLEN];
+	char	 binlog_format[VALLEN];
 	int	 ignore_sb, ignore_quorum;
 	char	 ready[VALLEN], state[VALLEN], comment[VALLEN];
 	char	 cluster_status[VALLEN], cluster_size[VALLEN];
@@ -592,13 +593,14 @@ my_connect(struct store *st, struct store_error *err)
 {
 	struct store_error	 e, never;
 	size_t			 n = st->s_nhosts > 0 ? st->s_nhosts : 1;
-	size_t			 i, k, second = n;
+	size_t			 i, k, second = n, first = st->s_cur;
 	enum usable		 u;
 	int			 refused = 0, other = 0;
 
 	memset(&never, 0, sizeof(never));
+	/* (my_connect_one() moves s_cur to the server it tries.) */
 	for (i = 0; i < n; i++) {
-		k = (st->s_cur + i) % n;
+		k = (first + i) % n;
 		if (my_connect_one(st, k, 0, &u, &e) == 0)
 			return (0);
 		if (u == U_SECOND && second == n)
@@ -797,7 +799,8 @@ my_usable(struct store *st, int connect, char *why, size_t len)
 	    "('wsrep_on', 'wsrep_provider', 'wsrep_provider_options', "
 	    "'wsrep_node_name', 'read_only', 'super_read_only', "
 	    "'innodb_read_only', 'rpl_semi_sync_master_enabled', "
-	    "'rpl_semi_sync_master_wait_point')", &v) == -1 ||
+	    "'rpl_semi_sync_master_wait_point', 'binlog_format')",
+	    &v) == -1 ||
 	    my_show(be->m, "SHOW GLOBAL STATUS WHERE Variable_name IN "
 	    "('wsrep_ready', 'wsrep_local_state', "
 	    "'wsrep_local_state_comment', 'wsrep_cluster_status', "
@@ -847,6 +850,16 @@ my_usable(struct store *st, int connect, char *why, size_t len)
 			say(why, len, "Galera node %s lets a minority "
 			    "go on (pc.ignore_%s)", host, v.ignore_sb ? "sb" :
 			    "quorum");
+			return (U_NEVER);
+		}
+		/*
+		 * Galera replicates row events only: a statement or mixed
+		 * format would let a write be applied on one server only.
+		 */
+		if (strcasecmp(v.binlog_format, "ROW") != 0) {
+			say(why, len, "Galera node %s has binlog_format %s: "
+			    "Galera needs binlog_format = ROW", host,
+			    v.binlog_format);
 			return (U_NEVER);
 		}
 		state = (int)strtol(v.state, NULL, 10);
@@ -941,6 +954,7 @@ my_take(struct server *v, const char *name, const char *val)
 		    offsetof(struct server, ss_enabled) },
 		{ "rpl_semi_sync_master_wait_point",
 		    offsetof(struct server, ss_wait_point) },
+		{ "binlog_format", offsetof(struct server, binlog_format) },
 		{ "wsrep_ready", offsetof(struct server, ready) },
 		{ "wsrep_local_state", offsetof(struct server, state) },
 		{ "wsrep_local_state_comment",
@@ -1314,6 +1328,18 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 		*changed = (int64_t)mysql_stmt_affected_rows(stmt);
 	ret = 0;
 out:
+	/*
+	 * A causal read that could not catch up with the cluster in
+	 * repl.causal_read_timeout (1205): this server lags, and what it
+	 * would have said is unknown.  Not a lock wait to retry here: the
+	 * answer is in doubt, as after a lost connection, and the next
+	 * connection tries the next server.
+	 */
+	if (ret == -1 && be->galera && my_causal[s] != 0 &&
+	    err->se_code == 1205)
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 1205, "mysql %s: "
+		    "a causal read timed out (1205): the server lags the "
+		    "cluster; the answer is in doubt", st->s_db);
 	/* Rows left unread would put the connection out of step. */
 	if (fetching && ret == -1)
 		mysql_stmt_reset(stmt);
