@@ -205,10 +205,68 @@ lk_pad_ids(struct store *st, struct sval *p, size_t at,
 /* ------------------------------------------------------------------ */
 /* Statements, transactions, connection. */
 
+/*
+ * Servers whose connection was lost, shared by the stores of this
+ * process (the daemon has two, its heartbeat's and the other's, used
+ * one after the other): a store still connected to a server that
+ * another store lost since it connected gives that connection up
+ * before using it (lk_run()), instead of waiting out a read timeout of
+ * its own on a server that froze.  At worst a connection is made again
+ * for nothing.
+ */
+#define GONE_MAX	STORE_MAXHOSTS
+static struct {
+	char		 g_host[STORE_SERVERLEN];
+	unsigned int	 g_port;
+	int64_t		 g_at;
+} gone[GONE_MAX];
+
+static int
+gone_find(const char *host, unsigned int port)
+{
+	int	 i;
+
+	for (i = 0; i < GONE_MAX; i++)
+		if (gone[i].g_at != 0 && gone[i].g_port == port &&
+		    strcmp(gone[i].g_host, host) == 0)
+			return (i);
+	return (-1);
+}
+
+static void
+gone_note(struct store *st)
+{
+	const char	*host = st->s_hosts[st->s_cur];
+	unsigned int	 port = st->s_ports[st->s_cur];
+	int		 i, k;
+
+	if ((k = gone_find(host, port)) == -1)
+		for (i = k = 0; i < GONE_MAX; i++)
+			if (gone[i].g_at < gone[k].g_at)
+				k = i;
+	strlcpy(gone[k].g_host, host, sizeof(gone[k].g_host));
+	gone[k].g_port = port;
+	gone[k].g_at = clock_mono();
+}
+
+/* Another store of this process lost our server since we connected. */
+static int
+gone_since(struct store *st)
+{
+	int	 k;
+
+	if (!st->s_connected || st->s_nhosts < 2)
+		return (0);
+	k = gone_find(st->s_hosts[st->s_cur], st->s_ports[st->s_cur]);
+	return (k != -1 && gone[k].g_at > st->s_since);
+}
+
 /* The connection is gone: the next one tries the next server first. */
 void
 lk_lost(struct store *st)
 {
+	if (st->s_connected && st->s_nhosts > 1)
+		gone_note(st);
 	if (st->s_connected)
 		st->s_ops->o_disconnect(st);
 	st->s_connected = 0;
@@ -321,7 +379,7 @@ lk_connect(struct store *st, struct store_error *err)
 	st->s_connected = 1;
 	st->s_backoff = 0;
 	st->s_next_connect = 0;
-	st->s_checked = clock_mono();
+	st->s_checked = st->s_since = clock_mono();
 	return (0);
 }
 
@@ -363,6 +421,8 @@ lk_run(struct store *st, op_fn fn, void *arg, struct store_error *err)
 
 	for (;;) {
 		memset(err, 0, sizeof(*err));
+		if (gone_since(st))
+			lk_lost(st);
 		if (lk_connect(st, err) == -1)
 			return (-1);
 		if (lk_check(st, 0, err) == 0 && fn(st, arg, err) == 0)

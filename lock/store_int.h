@@ -289,6 +289,7 @@ struct store {
 	char		 s_server[STORE_SERVERLEN];
 	char		 s_dbstate[STORE_STATELEN];
 	int64_t		 s_checked;
+	int64_t		 s_since;	/* when connected (monotonic ms) */
 	/* Runs marked lost by a transaction whose result was lost. */
 	int64_t		*s_lostids;
 	size_t		 s_nlostids;
