@@ -1015,7 +1015,13 @@ my_check(struct store *st, struct store_error *err)
 	if (be == NULL || be->m == NULL)
 		return (my_lost(st, err));
 	u = my_usable(st, 0, why, sizeof(why));
-	if (u == U_YES || u == U_SECOND)
+	/*
+	 * A node that fell Donor/Desynced (a state transfer, FLUSH TABLES
+	 * WITH READ LOCK, wsrep_desync) may block writes for long: with
+	 * other servers to go to, leave it (my_connect() comes back to it
+	 * if none of them will do).
+	 */
+	if (u == U_YES || (u == U_SECOND && st->s_nhosts < 2))
 		return (0);
 	if (mysql_errno(be->m) >= 2000 && mysql_errno(be->m) < 3000)
 		my_err(st, "state", err);
