@@ -5,12 +5,13 @@
 # galera-mysql.sh: the store on a real one-node Galera cluster, started
 # on a private data directory, socket and loopback port (the three-node
 # tests are tests/integration/galera-*.sh).  The store opens there (it
-# refused Galera before issue 14) and its claims work; an open that
-# finds the schema current runs no DDL (on Galera any DDL runs on every
-# server in total order and aborts writes cluster-wide), checked by the
-# server's statement counters; a node that lets a minority go on
-# (pc.ignore_sb) or a read-only server is refused at open with one line
-# naming the setting; one whose binary log format is not ROW likewise.
+# refused Galera before issue 14) and its claims, single and batched,
+# have one winner each; an open that finds the schema current runs no
+# DDL (on Galera any DDL runs on every server in total order and aborts
+# writes cluster-wide), checked by the server's statement counters; a
+# node that lets a minority go on (pc.ignore_sb) or a read-only server
+# is refused at open with one line naming the setting; one whose binary
+# log format is not ROW likewise.
 
 . "${top_srcdir:-.}/tests/lib/mariadb.sh"
 
@@ -121,11 +122,17 @@ for node in a b; do
 	    single >"$T/claim.$node" 2>&1 ||
 	    { cat "$T/claim.$node"; mdb_fail "node $node could not claim"; }
 done
-won=$(cat "$T/won.a" "$T/won.b" 2>/dev/null | wc -l)
-[ "$won" -eq 15 ] || mdb_fail "$won fires won of 15"
-[ -z "$(cat "$T/won.a" "$T/won.b" | awk '{ print $1, $2 }' | sort |
-    uniq -d)" ] || mdb_fail "a fire won twice"
-echo "$0: opened; 15 fires won once each"
+# And batched (FOR UPDATE SKIP LOCKED, its reads causal).
+for node in c d; do
+	"$CLAIMER" claim "$MDB_URL" "$MDB_CNF" $node 3 5 9 "$T/won.$node" \
+	    batch >"$T/claim.$node" 2>&1 ||
+	    { cat "$T/claim.$node"; mdb_fail "node $node could not claim"; }
+done
+won=$(cat "$T"/won.* 2>/dev/null | wc -l)
+[ "$won" -eq 30 ] || mdb_fail "$won fires won of 30"
+[ -z "$(cat "$T"/won.* | awk '{ print $1, $2 }' | sort | uniq -d)" ] ||
+    mdb_fail "a fire won twice"
+echo "$0: opened; 30 fires won once each, singly and in batches"
 
 # No DDL at an open that finds the schema current.
 before=$(counters)
