@@ -112,6 +112,7 @@ static int	 my_connect_one(struct store *, size_t, int, enum usable *,
 static int	 my_check(struct store *, struct store_error *);
 static int	 my_show(MYSQL *, const char *, struct server *);
 static void	 my_take(struct server *, const char *, const char *);
+static int	 my_engines(MYSQL *, const char *, char *, size_t);
 static void	 say(char *, size_t, const char *, ...)
 		    __attribute__((__format__ (printf, 3, 4)));
 static enum usable my_usable(struct store *, int, char *, size_t);
@@ -790,7 +791,7 @@ my_usable(struct store *st, int connect, char *why, size_t len)
 	MYSQL_RES	*res;
 	char		 host[STORE_SERVERLEN];
 	unsigned long	 slaves = 0;
-	int		 state;
+	int		 state, k;
 
 	memset(&v, 0, sizeof(v));
 	say(why, len, "cannot read the server's state: %s",
@@ -870,6 +871,8 @@ my_usable(struct store *st, int connect, char *why, size_t len)
 			    "the primary component (%s)", host, st->s_dbstate);
 			return (U_NOT_NOW);
 		}
+		if (connect && (k = my_engines(be->m, host, why, len)) != 0)
+			return (k == -1 ? U_NEVER : U_NOT_NOW);
 		if (state == 2) {
 			say(why, len, "Galera node %s is %s", host,
 			    st->s_dbstate);
@@ -902,6 +905,38 @@ my_usable(struct store *st, int connect, char *why, size_t len)
 		return (U_NEVER);
 	}
 	return (U_YES);
+}
+
+/*
+ * Galera replicates InnoDB tables only: a table of the store turned to
+ * another engine (ALTER TABLE ... ENGINE) would be written on one
+ * server alone.  0; -1 with why[] when one is; -2 when the tables
+ * cannot be read.
+ */
+static int
+my_engines(MYSQL *m, const char *host, char *why, size_t len)
+{
+	MYSQL_RES	*res;
+	MYSQL_ROW	 row;
+	int		 rc = 0;
+
+	if (mysql_query(m, "SELECT TABLE_NAME, COALESCE(ENGINE, '?') FROM "
+	    "information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
+	    "TABLE_TYPE = 'BASE TABLE' AND (ENGINE IS NULL OR ENGINE <> "
+	    "'InnoDB') LIMIT 1") != 0 ||
+	    (res = mysql_store_result(m)) == NULL) {
+		say(why, len, "cannot read the engines of the store's tables "
+		    "on %s: %s", host, mysql_error(m));
+		return (-2);
+	}
+	if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL &&
+	    row[1] != NULL) {
+		say(why, len, "table %s on Galera node %s is %s: Galera "
+		    "replicates InnoDB tables only", row[0], host, row[1]);
+		rc = -1;
+	}
+	mysql_free_result(res);
+	return (rc);
 }
 
 /* snprintf(), whose truncation is fine here. */

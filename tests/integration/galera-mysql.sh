@@ -11,7 +11,7 @@
 # writes cluster-wide), checked by the server's statement counters; a
 # node that lets a minority go on (pc.ignore_sb) or a read-only server
 # is refused at open with one line naming the setting; one whose binary
-# log format is not ROW likewise.
+# log format is not ROW, or a table of the store not InnoDB, likewise.
 
 . "${top_srcdir:-.}/tests/lib/mariadb.sh"
 
@@ -162,4 +162,11 @@ else
 fi
 "$CLAIMER" jobs "$MDB_URL" "$MDB_CNF" >/dev/null 2>&1 ||
     mdb_fail "not opened again once the settings are safe"
+# A table of the store turned to another engine is not replicated.
+root "ALTER TABLE cctest.meta ENGINE = MyISAM" ||
+    mdb_fail "cannot make meta MyISAM"
+refused "meta in MyISAM" "table meta" "MyISAM" "InnoDB tables only"
+root "ALTER TABLE cctest.meta ENGINE = InnoDB"
+"$CLAIMER" jobs "$MDB_URL" "$MDB_CNF" >/dev/null 2>&1 ||
+    mdb_fail "not opened again once every table is InnoDB"
 exit 0
