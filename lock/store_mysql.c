@@ -123,6 +123,8 @@ static void	 my_seterr(struct store *, unsigned int, const char *,
 static void	 my_err(struct store *, const char *, struct store_error *);
 static void	 my_stmt_err(struct store *, MYSQL_STMT *, const char *,
 		    struct store_error *);
+static void	 my_fetch_err(struct store *, MYSQL_STMT *,
+		    struct store_error *);
 static void	 wipe(char *);
 static int	 my_lost(struct store *, struct store_error *);
 static const char *my_unit(enum stmt);
@@ -571,6 +573,29 @@ my_stmt_err(struct store *st, MYSQL_STMT *stmt, const char *what,
 {
 	my_seterr(st, mysql_stmt_errno(stmt), mysql_stmt_error(stmt), what,
 	    err);
+}
+
+/*
+ * A fetch of streamed rows that failed.  When the server ends the
+ * result with an error (on Galera, another server's write set aborting
+ * a SELECT ... FOR UPDATE under way: 1213), the client library may
+ * leave it on the connection and not on the statement, or nowhere: an
+ * error without a number is taken for a lost connection, whose answer
+ * is in doubt, never for a fatal one.
+ */
+static void
+my_fetch_err(struct store *st, MYSQL_STMT *stmt, struct store_error *err)
+{
+	struct mysql_be	*be = st->s_be;
+
+	if (mysql_stmt_errno(stmt) != 0)
+		my_stmt_err(st, stmt, "fetch", err);
+	else if (mysql_errno(be->m) != 0)
+		my_err(st, "fetch", err);
+	else
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0, "mysql %s: "
+		    "fetch: failed without an error number; the connection "
+		    "is taken for lost", st->s_db);
 }
 
 static void
@@ -1314,7 +1339,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 			if (rc == MYSQL_NO_DATA)
 				break;
 			if (rc == 1) {
-				my_stmt_err(st, stmt, "fetch", err);
+				my_fetch_err(st, stmt, err);
 				goto out;
 			}
 			for (i = 0; i < nc; i++) {
