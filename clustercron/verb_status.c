@@ -27,9 +27,11 @@
 #include "pathnames.h"
 #include "store.h"
 
-enum { N_NODE, N_STATE, N_BEAT, N_SKEW, N_STARTED, N_RUNNING, N_COUNT };
+/* DATABASE only when a node's heartbeat named its server (MariaDB). */
+enum { N_NODE, N_STATE, N_BEAT, N_SKEW, N_STARTED, N_RUNNING, N_DB,
+    N_COUNT };
 static const char *const node_head[N_COUNT] = {
-	"NODE", "STATE", "HEARTBEAT", "SKEW", "STARTED", "RUNNING"
+	"NODE", "STATE", "HEARTBEAT", "SKEW", "STARTED", "RUNNING", "DATABASE"
 };
 enum { R_JOB, R_NODE, R_PID, R_FIRE, R_STARTED, R_COUNT };
 static const char *const run_head[R_COUNT] = {
@@ -109,6 +111,10 @@ show_json(const struct store_node *nodes, size_t nnodes,
 		json_key(&js, "running");
 		json_int(&js, (int64_t)running_on(runs, nruns,
 		    nodes[i].n_name));
+		json_key(&js, "database");
+		json_str(&js, nodes[i].n_db);
+		json_key(&js, "database_state");
+		json_str(&js, nodes[i].n_dbstate);
 		json_end(&js, '}');
 	}
 	json_end(&js, ']');
@@ -142,9 +148,12 @@ show_people(const struct store_node *nodes, size_t nnodes,
 	char		 buf[ADMIN_TIMELEN];
 	const char	*state;
 	int64_t		 skew;
-	size_t		 i;
+	size_t		 i, ncol = N_COUNT - 1;
 
-	tbl_init(&t, N_COUNT, node_head, NULL);
+	for (i = 0; i < nnodes; i++)
+		if (*nodes[i].n_db != '\0')
+			ncol = N_COUNT;
+	tbl_init(&t, ncol, node_head, NULL);
 	for (i = 0; i < nnodes; i++) {
 		tbl_add(&t, nodes[i].n_name);
 		state = nodes[i].n_state == NODE_DRAINING ? "draining" :
@@ -164,6 +173,10 @@ show_people(const struct store_node *nodes, size_t nnodes,
 		admin_local(nodes[i].n_started, buf, sizeof(buf));
 		tbl_add(&t, buf);
 		tbl_addf(&t, "%zu", running_on(runs, nruns, nodes[i].n_name));
+		if (ncol == N_COUNT)
+			tbl_addf(&t, "%s%s%s", nodes[i].n_db,
+			    *nodes[i].n_dbstate != '\0' ? ", " : "",
+			    nodes[i].n_dbstate);
 	}
 	tbl_print(&t, stdout);
 	tbl_free(&t);

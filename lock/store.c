@@ -19,6 +19,27 @@
  * their own write.  When the reconnection fails the operation returns
  * an error with se_lost set and later calls retry connecting no sooner
  * than the back-off allows (50 ms doubling to 5 s).
+ *
+ * A transaction whose statement failed is never committed.  On a
+ * Galera cluster a transaction that another server's write set aborts
+ * is rolled back there and then: its statement fails with a deadlock
+ * (1213), and a COMMIT sent after it would succeed having committed
+ * nothing; on any server a lock wait that timed out undoes the
+ * statement only.  So a failed statement dooms the transaction (a
+ * duplicate key excepted: the operations that expect one carry on, and
+ * the statement alone failed), lk_commit() refuses a doomed one, and
+ * lk_run() rolls it back.
+ *
+ * Several servers (the MariaDB backend, a URL naming the servers of a
+ * Galera cluster): a lost connection moves the store on to the next
+ * server, and the reconnection above goes there.  How long a server
+ * may take to answer before its connection counts as lost is
+ * sc_read_timeout, 8 s by default with several servers: more than a
+ * Galera cluster's writes stall while it drops a server that froze
+ * (about 6 s with its default evs.suspect_timeout of 5 s), and little
+ * enough that a node whose server froze moves on before its lease runs
+ * out.  lk_check() asks the server, every CHECK_EVERY ms of use, whether
+ * it may still be used (store_mysql.c says what that means).
  */
 
 #include <errno.h>
@@ -184,13 +205,74 @@ lk_pad_ids(struct store *st, struct sval *p, size_t at,
 /* ------------------------------------------------------------------ */
 /* Statements, transactions, connection. */
 
+/*
+ * Servers whose connection was lost, shared by the stores of this
+ * process (the daemon has two, its heartbeat's and the other's, used
+ * one after the other): a store still connected to a server that
+ * another store lost since it connected gives that connection up
+ * before using it (lk_run()), instead of waiting out a read timeout of
+ * its own on a server that froze.  At worst a connection is made again
+ * for nothing.
+ */
+#define GONE_MAX	STORE_MAXHOSTS
+static struct {
+	char		 g_host[STORE_SERVERLEN];
+	unsigned int	 g_port;
+	int64_t		 g_at;
+} gone[GONE_MAX];
+
+static int
+gone_find(const char *host, unsigned int port)
+{
+	int	 i;
+
+	for (i = 0; i < GONE_MAX; i++)
+		if (gone[i].g_at != 0 && gone[i].g_port == port &&
+		    strcmp(gone[i].g_host, host) == 0)
+			return (i);
+	return (-1);
+}
+
+static void
+gone_note(struct store *st)
+{
+	const char	*host = st->s_hosts[st->s_cur];
+	unsigned int	 port = st->s_ports[st->s_cur];
+	int		 i, k;
+
+	if ((k = gone_find(host, port)) == -1)
+		for (i = k = 0; i < GONE_MAX; i++)
+			if (gone[i].g_at < gone[k].g_at)
+				k = i;
+	strlcpy(gone[k].g_host, host, sizeof(gone[k].g_host));
+	gone[k].g_port = port;
+	gone[k].g_at = clock_mono();
+}
+
+/* Another store of this process lost our server since we connected. */
+static int
+gone_since(struct store *st)
+{
+	int	 k;
+
+	if (!st->s_connected || st->s_nhosts < 2)
+		return (0);
+	k = gone_find(st->s_hosts[st->s_cur], st->s_ports[st->s_cur]);
+	return (k != -1 && gone[k].g_at > st->s_since);
+}
+
+/* The connection is gone: the next one tries the next server first. */
 void
 lk_lost(struct store *st)
 {
+	if (st->s_connected && st->s_nhosts > 1)
+		gone_note(st);
 	if (st->s_connected)
 		st->s_ops->o_disconnect(st);
 	st->s_connected = 0;
 	st->s_in_trx = 0;
+	if (st->s_nhosts > 1)
+		st->s_cur = (st->s_cur + 1) % st->s_nhosts;
 }
 
 /*
@@ -214,6 +296,8 @@ lk_exec(struct store *st, const char *point, enum stmt s, size_t n,
 	    &arg, err) == -1)
 		return (-1);
 	if (st->s_ops->o_exec(st, s, n, p, np, row, arg, changed, err) == -1) {
+		if (err->se_kind != SE_DUP)
+			st->s_doomed = 1;
 		if (err->se_kind == SE_LOST)
 			lk_lost(st);
 		return (-1);
@@ -235,13 +319,23 @@ lk_begin(struct store *st, struct store_error *err)
 		return (-1);
 	}
 	st->s_in_trx = 1;
+	st->s_doomed = 0;
 	return (0);
 }
 
-/* Commit at the fault point "<point>.commit". */
+/*
+ * Commit at the fault point "<point>.commit", unless a statement of the
+ * transaction failed: then nothing is sent, the transaction counts as
+ * lost to a deadlock, and lk_run() rolls it back.
+ */
 int
 lk_commit(struct store *st, const char *point, struct store_error *err)
 {
+	if (st->s_in_trx && st->s_doomed) {
+		store_seterr(err, STORE_TRANSIENT, SE_RETRY, 0, "a statement "
+		    "of the transaction failed: not committed");
+		return (-1);
+	}
 	if (lk_fault_before(st, point, "commit", NULL, NULL, err) == -1)
 		return (-1);
 	if (st->s_ops->o_commit(st, err) == -1) {
@@ -285,6 +379,26 @@ lk_connect(struct store *st, struct store_error *err)
 	st->s_connected = 1;
 	st->s_backoff = 0;
 	st->s_next_connect = 0;
+	st->s_checked = st->s_since = clock_mono();
+	return (0);
+}
+
+int
+lk_check(struct store *st, int force, struct store_error *err)
+{
+	int64_t	 now;
+
+	if (!st->s_connected || st->s_ops->o_check == NULL)
+		return (0);
+	now = clock_mono();
+	if (!force && now - st->s_checked < CHECK_EVERY)
+		return (0);
+	st->s_checked = now;
+	if (st->s_ops->o_check(st, err) == -1) {
+		if (err->se_kind == SE_LOST)
+			lk_lost(st);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -307,9 +421,11 @@ lk_run(struct store *st, op_fn fn, void *arg, struct store_error *err)
 
 	for (;;) {
 		memset(err, 0, sizeof(*err));
+		if (gone_since(st))
+			lk_lost(st);
 		if (lk_connect(st, err) == -1)
 			return (-1);
-		if (fn(st, arg, err) == 0)
+		if (lk_check(st, 0, err) == 0 && fn(st, arg, err) == 0)
 			return (0);
 		if (st->s_in_trx) {
 			st->s_ops->o_rollback(st);
@@ -451,7 +567,7 @@ store_open(const struct store_config *cf, struct store **out,
 	st->s_connect_timeout = cf->sc_connect_timeout != 0 ?
 	    cf->sc_connect_timeout : 5;
 	st->s_read_timeout = cf->sc_read_timeout != 0 ?
-	    cf->sc_read_timeout : 30;
+	    cf->sc_read_timeout : st->s_nhosts > 1 ? 8 : 30;
 	st->s_idle_trx_timeout = cf->sc_idle_trx_timeout;
 	st->s_busy_timeout = cf->sc_busy_timeout != 0 ?
 	    cf->sc_busy_timeout : 5000;
@@ -477,13 +593,16 @@ fail:
 void
 store_close(struct store *st)
 {
+	size_t	 i;
+
 	if (st == NULL)
 		return;
 	if (st->s_connected)
 		st->s_ops->o_disconnect(st);
 	free(st->s_be);
 	free(st->s_path);
-	free(st->s_host);
+	for (i = 0; i < st->s_nhosts; i++)
+		free(st->s_hosts[i]);
 	free(st->s_socket);
 	free(st->s_db);
 	free(st->s_mysql_file);

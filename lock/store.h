@@ -83,8 +83,10 @@ struct store_error {
  * sc_url:	"sqlite:/path/file.db" or a bare path for SQLite;
  *		"mysql://host[:port]/db", "mysql:///db?socket=/path" or
  *		"mysql:///db" (host or socket from the option file) for
- *		MySQL/MariaDB; "memory:NAME" in test builds.  A URL
- *		never holds a user or password.
+ *		MySQL/MariaDB, and "mysql://db1,db2:3307,db3/db" for the
+ *		servers of one Galera cluster, tried in turn (see
+ *		"Several servers" below); "memory:NAME" in test builds.
+ *		A URL never holds a user or password.
  * sc_mysql_file, sc_mysql_group: the option file and group the user,
  *		password (and defaults for host, socket) are read from,
  *		as the mysql tools read them.  A file holding a password
@@ -96,7 +98,12 @@ struct store_config {
 	const char	*sc_mysql_group;	/* default "client" */
 	const char	*sc_node;		/* this node's name */
 	unsigned int	 sc_connect_timeout;	/* seconds, default 5 */
-	unsigned int	 sc_read_timeout;	/* seconds, default 30 */
+	/*
+	 * Seconds to wait for a server's answer before taking the
+	 * connection for lost: by default 30 with one server, 8 with
+	 * several (see "Several servers" below).
+	 */
+	unsigned int	 sc_read_timeout;
 	/*
 	 * MariaDB: a transaction of this connection left idle this many
 	 * seconds is rolled back and the connection closed by the server
@@ -127,6 +134,7 @@ struct store_config {
  */
 enum store_backend { STORE_SQLITE = 1, STORE_MYSQL, STORE_MEMORY };
 
+#define STORE_MAXHOSTS	16	/* servers a URL may name */
 struct store_url {
 	enum store_backend su_backend;
 	char		*su_path;	/* SQLite: the database file */
@@ -135,6 +143,14 @@ struct store_url {
 	unsigned int	 su_port;	/* 0 for the default */
 	char		*su_db;
 	char		*su_socket;	/* NULL for the default */
+	/*
+	 * Every server the URL names, in its order (su_host and su_port
+	 * are the first): su_nhosts of them, 0 when the host comes from
+	 * the option file or the URL names a socket.
+	 */
+	size_t		 su_nhosts;
+	char		*su_hosts[STORE_MAXHOSTS];
+	unsigned int	 su_ports[STORE_MAXHOSTS];
 };
 
 int	 store_url_parse(const char *, struct store_url *,
@@ -145,10 +161,29 @@ void	 store_url_free(struct store_url *);
  * store_open() connects as the config says, creates the schema or
  * migrates it forward to the current version, and returns the store in
  * *out.  A schema newer than this program's is refused (STORE_FATAL),
- * and so is a multi-writer Galera cluster, whose writers are not
- * serialised by row locks.
+ * and so is a MariaDB/MySQL set-up where a fail-over could lose
+ * committed claims: a read-only server or a replica, a primary with
+ * asynchronous replicas it can see, or semi-synchronous replication
+ * that does not wait AFTER_SYNC (STORE_FATAL, one line naming the safe
+ * set-ups); a Galera node outside the primary component or not synced
+ * is a server that cannot be used now (STORE_TRANSIENT).
  * Returns 0, or -1 with *out NULL and *err filled.  The caller closes
  * the store with store_close(), which accepts NULL.
+ *
+ * Several servers.  A MariaDB URL may name the servers of one Galera
+ * cluster, "mysql://db1,db2,db3/clustercron".  Each connection uses one
+ * of them: the first, in the URL's order, that answers and may be used
+ * (a Galera node ready, Synced and in the primary component).  When its
+ * server dies, freezes past sc_read_timeout, leaves the primary
+ * component (errors 1047 and 1180), or stops being of use (looked at
+ * again every few seconds of use), the connection is dropped as lost,
+ * and the next one goes to the next server: the operation under way is
+ * carried out again there, and a claim whose answer was lost is in
+ * doubt until asked again, as after any lost connection (store_claim()
+ * below).  Claims stay exactly-once across servers because each is
+ * one transaction whose COMMIT certification decides, and the reads
+ * that decide something wait for every commit of the cluster before
+ * them (wsrep_sync_wait; lock/store_mysql.c lists them).
  */
 int	 store_open(const struct store_config *, struct store **,
 	    struct store_error *);
@@ -189,10 +224,13 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
  * afresh with no last fire, and what keeps such a row from letting a
  * fire be won twice is the claims table: a fire that has a claims row
  * is never claimed again (see store_claim()).  On MariaDB, writers of
- * jobs and holds take turns through a named lock, so that a job one
- * node registers is never deleted by another releasing it at the same
- * moment; one that cannot have the lock within STORE_LOCK_WAIT seconds
- * fails with STORE_CONFLICT, and the caller tries again later.
+ * jobs and holds take turns through a lock, a row of the store (so that
+ * it holds across the servers of a Galera cluster too), so that a job
+ * one node registers is never deleted by another releasing it at the
+ * same moment; one that cannot have the lock within STORE_LOCK_WAIT
+ * seconds fails with STORE_CONFLICT, and the caller tries again later.
+ * The lock of a writer that died is free STORE_LOCK_TTL seconds after
+ * its last write.
  */
 #define STORE_IDLEN	64
 /* Longer descriptive texts are cut to these many bytes when stored. */
@@ -203,6 +241,8 @@ int	 store_now(struct store *, int64_t *, struct store_error *);
 #define STORE_NAMEMAX	255
 /* Seconds a writer of jobs waits for the others (MariaDB). */
 #define STORE_LOCK_WAIT	10
+/* Seconds the lock of a writer of jobs lasts after its last write. */
+#define STORE_LOCK_TTL	15
 struct store_job {
 	char		*j_id;
 	char		*j_name;	/* CLUSTERCRON_NAME, or "" (or NULL) */
@@ -471,9 +511,11 @@ void	 store_runs_free(struct store_run *, size_t);
  * store's clock in *store_ms (the node's skew is node_ms - *store_ms,
  * give or take a round trip) and whether the node is draining.  It
  * records the beat (store clock), that skew and the running count;
- * the first heartbeat of a process also records its start.
- * store_nodes_list() returns every node that ever beat, sorted by
- * name, in a new array the caller frees with store_nodes_free().
+ * the first heartbeat of a process also records its start, and every
+ * one the database server it went through and that server's state (on
+ * MariaDB).  store_nodes_list() returns every node that ever beat,
+ * sorted by name, in a new array the caller frees with
+ * store_nodes_free().
  */
 enum store_node_state { NODE_ACTIVE = 0, NODE_DRAINING };
 struct store_node {
@@ -483,6 +525,16 @@ struct store_node {
 	int64_t		 n_skew;	/* node clock - store clock, ms */
 	enum store_node_state n_state;
 	int		 n_running;
+	/*
+	 * The database server of the node's last heartbeat, as the URL
+	 * names it ("db2:3306", a socket's path), with a Galera node's
+	 * name after it ("db2:3306 (db2)"), and its state when the beat
+	 * went through: a Galera node's "Synced, primary of 3", or
+	 * "primary" ("primary, semi-sync"); "" on SQLite, or before a
+	 * node's first beat since the store's schema 7.
+	 */
+	char		*n_db;
+	char		*n_dbstate;
 };
 int	 store_heartbeat(struct store *, int64_t, int, int64_t *, int *,
 	    struct store_error *);

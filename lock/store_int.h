@@ -58,8 +58,14 @@ enum stmt {
 	S_META_GET,		/* -> v */
 	S_META_SET,		/* v */
 	S_NOW,			/* -> store ms */
-	S_LOCK,			/* serialise schema changes (MariaDB) */
-	S_UNLOCK,
+	/*
+	 * The schema lock (MariaDB): meta's row 'lock' holds its expiry,
+	 * store clock ms, which names the holder too (store_schema.c).
+	 */
+	S_LOCK,			/* until */
+	S_LOCK_TAKE,		/* until, now: an expired one */
+	S_LOCK_RENEW,		/* until, old until */
+	S_UNLOCK,		/* until */
 	S_CLAIM,		/* fire, node, id, fire, fire, id */
 	S_CLAIM_READ,		/* id, fire -> node */
 	/* The list statements of claims, in a row (store_sqlite.c). */
@@ -70,8 +76,14 @@ enum stmt {
 	S_CLAIM_NOTE,		/* n: ids... (copies the jobs' claims) */
 	S_JOB_UPSERT,		/* n rows of JOB_NCOLS */
 	S_JOB_DIGESTS,		/* -> id, digest */
-	S_JOBS_LOCK,		/* seconds -> 1 when taken (MariaDB) */
-	S_JOBS_UNLOCK,
+	/*
+	 * The jobs' writer lock (MariaDB): the lease row 'jobs', held by
+	 * a node and a token (store_jobs.c).
+	 */
+	S_JOBS_LOCK,		/* node, token, ttl, node, token */
+	S_JOBS_LOCK_ADD,	/* node, token, ttl */
+	S_JOBS_RENEW,		/* ttl, node, token */
+	S_JOBS_UNLOCK,		/* node, token */
 	S_HOLDS_MINE,		/* node -> job */
 	S_HOLD_ADD,		/* n rows of node, job */
 	S_HOLD_DROP,		/* n: node, ids... */
@@ -99,7 +111,8 @@ enum stmt {
 	S_JOB_INFLIGHT,		/* from, fire, job -> count */
 	S_RUNS_LATEST,		/* -> runcols */
 	S_BEAT_READ,		/* node -> now, state */
-	S_BEAT,			/* name, now, now, clock-now, running, first */
+	S_BEAT,			/* name, now, now, clock-now, running, db,
+				   db state, first */
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
 	S_CLAIMS_LIST,		/* -> job, fire, node, claimed_at */
@@ -154,6 +167,7 @@ enum stmt {
 #define SE_LOST		2	/* connection lost: reconnect */
 #define SE_DUP		3	/* unique key violated */
 #define SE_WAITED	4	/* a lock wait timed out: retry once */
+#define SE_NOTABLE	5	/* no such table (a store not yet made) */
 
 typedef int	(*store_row_fn)(void *, const struct sval *, size_t);
 
@@ -176,6 +190,13 @@ struct store_ops {
 	/* Run literal SQL text of the backend's own (schema steps). */
 	int	(*o_exec_sql)(struct store *, const char *,
 		    struct store_error *);
+	/*
+	 * Whether the server this connection is on may still be used
+	 * (MariaDB: ready, in the primary component of a Galera cluster,
+	 * not a replica); refreshes s_dbstate.  0, or -1 with *err
+	 * (SE_LOST when another server may do).  NULL: always.
+	 */
+	int	(*o_check)(struct store *, struct store_error *);
 	int	(*o_begin)(struct store *, struct store_error *);
 	int	(*o_commit)(struct store *, struct store_error *);
 	void	(*o_rollback)(struct store *);
@@ -201,7 +222,7 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	6
+#define STORE_SCHEMA	7
 
 /* Values per row of S_JOB_UPSERT. */
 #define JOB_NCOLS	11
@@ -216,15 +237,32 @@ struct uncertain {
 	time_t		 u_fire;
 };
 
+/* Lengths of what status shows of a connection's server. */
+#define STORE_SERVERLEN	256
+#define STORE_STATELEN	64
+
 struct store {
 	const struct store_ops *s_ops;
 	void		*s_be;		/* the backend's state */
 	int		 s_connected;
 	int		 s_in_trx;
+	/*
+	 * A statement of the open transaction failed: the server may have
+	 * rolled the transaction back already (a deadlock, a certification
+	 * failure), so it is never committed (lk_commit()).
+	 */
+	int		 s_doomed;
 	/* The configuration, copied. */
 	char		*s_path;	/* SQLite file */
-	char		*s_host;	/* MariaDB: NULL from option file */
-	unsigned int	 s_port;
+	/*
+	 * MariaDB: the servers, none when the option file names it; they
+	 * are tried in turn from s_cur, and a connection lost moves s_cur
+	 * on to the next (store_mysql.c).
+	 */
+	size_t		 s_nhosts;
+	char		*s_hosts[STORE_MAXHOSTS];
+	unsigned int	 s_ports[STORE_MAXHOSTS];
+	size_t		 s_cur;
 	char		*s_socket;
 	char		*s_db;
 	char		*s_mysql_file;
@@ -244,6 +282,17 @@ struct store {
 	size_t		 s_nuncertain;
 	size_t		 s_uncap;
 	int		 s_beat_first;
+	/* The jobs' writer lock's token while this store holds it. */
+	int64_t		 s_jobs_token;
+	/*
+	 * The server connected to and its state, as status shows them
+	 * (store_mysql.c fills them; empty on SQLite), and when o_check()
+	 * last looked (monotonic ms).
+	 */
+	char		 s_server[STORE_SERVERLEN];
+	char		 s_dbstate[STORE_STATELEN];
+	int64_t		 s_checked;
+	int64_t		 s_since;	/* when connected (monotonic ms) */
 	/* Runs marked lost by a transaction whose result was lost. */
 	int64_t		*s_lostids;
 	size_t		 s_nlostids;
@@ -327,6 +376,13 @@ void	 lk_vec_pop(struct vec *);
  */
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 int	 lk_run(struct store *, op_fn, void *, struct store_error *);
+/*
+ * lk_check() asks the backend whether the connection's server may still
+ * be used (o_check()), when force is set or it last asked more than
+ * CHECK_EVERY ms ago; -1 (the connection dropped, SE_LOST) when not.
+ */
+#define CHECK_EVERY	5000
+int	 lk_check(struct store *, int, struct store_error *);
 int	 lk_connect(struct store *, struct store_error *);
 /*
  * lk_optfile_check() checks every MySQL option file the client library

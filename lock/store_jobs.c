@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "store.h"
@@ -36,6 +37,8 @@ static int64_t	 job_digest(const struct store_job *);
 static int	 digest_row(void *, const struct sval *, size_t);
 static int	 digest_cmp(const void *, const void *);
 static void	 digests_free(struct vec *);
+static int	 jobs_lock(struct store *, struct store_error *);
+static int	 jobs_renew(struct store *, struct store_error *);
 static int	 jobs_fn(struct store *, void *, struct store_error *);
 static int	 wtrx_begin(struct store *, struct wtrx *,
 		    struct store_error *);
@@ -167,34 +170,110 @@ digests_free(struct vec *v)
  * existing: the job would be gone under it.  On SQLite each runs in
  * one write transaction, and writers take turns already.  On MariaDB a
  * registration of many jobs spans several transactions, and its reads
- * take no locks (READ COMMITTED), so they hold a named lock instead,
- * which only such writers take: claims never wait for it.
+ * take no locks (READ COMMITTED), so writers hold a lock instead, which
+ * only they take: claims never wait for it.
+ *
+ * The lock is a row, the lease 'jobs.writer', because a named lock
+ * (GET_LOCK()) is each server's own on a Galera cluster, and two nodes
+ * on two servers would both have it.  A writer takes the row by a
+ * conditional write (free, expired, or left by this store's own
+ * earlier attempt) with a token of its own, and every transaction it
+ * then writes in renews the row first, checking that it still holds it
+ * with that token.  All the writers' transactions thus write one row:
+ * one server's row lock orders them; on Galera their write sets
+ * conflict, and certification lets one commit.  A writer that stalled
+ * past the lock's expiry while another took the row finds the token
+ * changed at its next transaction and gives up, having written nothing
+ * more; what it read before is never acted on.  And a writer's reads
+ * come after its take, which its server has applied: they see every
+ * write of the writers before it.  A holder that dies leaves the row
+ * until it expires (STORE_LOCK_TTL).
  */
+static int
+jobs_lock(struct store *st, struct store_error *err)
+{
+	struct sval	 p[5];
+	int64_t		 changed, token, give_up;
+
+	token = ((int64_t)arc4random() << 31 | arc4random() >> 1) + 1;
+	give_up = clock_mono() + STORE_LOCK_WAIT * 1000;
+	for (;;) {
+		p[0] = SVS(st->s_node);
+		p[1] = SVI(token);
+		p[2] = SVI(STORE_LOCK_TTL * 1000);
+		p[3] = SVS(st->s_node);
+		p[4] = SVI(st->s_jobs_token != 0 ? st->s_jobs_token : -1);
+		/*
+		 * On one server a holder inside a transaction keeps the
+		 * row locked: the wait for it timing out says "held".
+		 */
+		if (lk_exec(st, "jobs.lock", S_JOBS_LOCK, 0, p, 5, NULL, NULL,
+		    &changed, err) == -1) {
+			if (err->se_kind != SE_WAITED)
+				return (-1);
+			memset(err, 0, sizeof(*err));
+			changed = -1;
+		}
+		if (changed == 0 && lk_exec(st, "jobs.lock", S_JOBS_LOCK_ADD,
+		    0, p, 3, NULL, NULL, &changed, err) == -1)
+			return (-1);
+		if (changed == 1) {
+			st->s_jobs_token = token;
+			return (0);
+		}
+		if (clock_mono() >= give_up) {
+			store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "another "
+			    "node held the lock of the jobs for %d s",
+			    STORE_LOCK_WAIT);
+			return (-1);
+		}
+		usleep(50000 + arc4random_uniform(100000));
+	}
+}
+
+/* Renew the lock, first thing in a transaction; -1 when not held. */
+static int
+jobs_renew(struct store *st, struct store_error *err)
+{
+	struct sval	 p[3];
+	int64_t		 changed;
+
+	p[0] = SVI(STORE_LOCK_TTL * 1000);
+	p[1] = SVS(st->s_node);
+	p[2] = SVI(st->s_jobs_token);
+	if (lk_exec(st, "jobs.renew", S_JOBS_RENEW, 0, p, 3, NULL, NULL,
+	    &changed, err) == -1)
+		return (-1);
+	if (changed != 1) {
+		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "the lock of the "
+		    "jobs expired and another node took it; nothing more "
+		    "was written");
+		return (-1);
+	}
+	return (0);
+}
+
 static int
 jobs_fn(struct store *st, void *arg, struct store_error *err)
 {
-	struct lk_int	 m;
-	struct sval	 p = SVI(STORE_LOCK_WAIT);
-	int		 rc;
+	struct sval	 p[2];
+	int		 rc, local = st->s_ops->o_ddl_trx;
 
-	memset(&m, 0, sizeof(m));
-	if (lk_exec(st, "jobs.lock", S_JOBS_LOCK, 0, &p, 1, lk_int_row, &m,
-	    NULL, err) == -1)
+	if (!local && jobs_lock(st, err) == -1)
 		return (-1);
-	if (!m.i_found || m.i_v != 1) {
-		store_seterr(err, STORE_CONFLICT, SE_OTHER, 0, "another node "
-		    "held the lock of the jobs for %d s", STORE_LOCK_WAIT);
-		return (-1);
-	}
 	rc = ((struct reg_arg *)arg)->ids != NULL ? rel_fn(st, arg, err) :
 	    reg_fn(st, arg, err);
 	if (rc == -1 && st->s_in_trx) {
 		st->s_ops->o_rollback(st);
 		st->s_in_trx = 0;
 	}
-	if (st->s_connected)
-		(void)st->s_ops->o_exec(st, S_JOBS_UNLOCK, 0, NULL, 0, NULL,
-		    NULL, NULL, &lk_scratch);
+	if (!local && st->s_connected) {
+		p[0] = SVS(st->s_node);
+		p[1] = SVI(st->s_jobs_token);
+		if (st->s_ops->o_exec(st, S_JOBS_UNLOCK, 0, p, 2, NULL, NULL,
+		    NULL, &lk_scratch) == 0)
+			st->s_jobs_token = 0;
+	}
 	return (rc);
 }
 
@@ -208,12 +287,15 @@ struct wtrx {
 	const char	*w_point;
 };
 
+/* A writing transaction begins by renewing the lock (MariaDB). */
 static int
 wtrx_begin(struct store *st, struct wtrx *w, struct store_error *err)
 {
 	if (w->w_local || st->s_in_trx)
 		return (0);
-	return (lk_begin(st, err));
+	if (lk_begin(st, err) == -1)
+		return (-1);
+	return (jobs_renew(st, err));
 }
 
 static int

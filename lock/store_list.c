@@ -22,7 +22,7 @@
 #define JOB_COLS	14
 #define GONE_COLS	7
 #define RUN_COLS	13
-#define NODE_COLS	6
+#define NODE_COLS	8
 #define TABLE_COLS	4
 #define CLAIM_COLS	4
 
@@ -356,6 +356,13 @@ node_row(void *arg, const struct sval *c, size_t n)
 	nd->n_skew = lk_int(&c[3]);
 	nd->n_state = (enum store_node_state)lk_int(&c[4]);
 	nd->n_running = (int)lk_int(&c[5]);
+	if ((nd->n_db = strdup(lk_str(&c[6]))) == NULL ||
+	    (nd->n_dbstate = strdup(lk_str(&c[7]))) == NULL) {
+		free(nd->n_db);
+		free(nd->n_name);
+		lk_vec_pop(arg);
+		return (ROW_NOMEM);
+	}
 	return (0);
 }
 
@@ -366,8 +373,11 @@ store_nodes_free(struct store_node *nd, size_t n)
 
 	if (nd == NULL)
 		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(nd[i].n_name);
+		free(nd[i].n_db);
+		free(nd[i].n_dbstate);
+	}
 	free(nd);
 }
 

@@ -16,11 +16,33 @@
  * and a claim changes last_fire whenever it matches, so one changed row
  * means the claim won.  Durability is the server's (leave
  * innodb_flush_log_at_trx_commit at 1: see clustercron.conf(5)).
+ *
+ * Which servers.  A URL may name several servers, those of one Galera
+ * cluster: they are tried in turn, and a connection is made only to a
+ * server that may be used (my_usable()): a Galera node ready, Synced
+ * (or, when no server is, Donor/Desynced) and in the primary component,
+ * without settings that would let a minority go on; any other server
+ * only if it is a primary whose commits no fail-over can lose (no
+ * replica, not read-only, no asynchronous replicas it can see).  The
+ * same is asked again every CHECK_EVERY ms of use (store.c), and errors
+ * that mean the server left the primary component (1047, 1180) drop
+ * the connection, so that the store moves on to the next server.
+ *
+ * Galera.  Every claim is one transaction whose COMMIT decides it: a
+ * losing claim through another server fails certification, at COMMIT
+ * or at a statement, with 1213 (a deadlock, retried by store.c with the
+ * same conditional write, never committed after it: see store.c), and
+ * reads that decide something are causal (my_causal[], below).  The
+ * schema and the jobs' writers take turns through rows, not named
+ * locks (store_schema.c, store_jobs.c), and DDL runs only to migrate.
  */
 
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,16 +58,41 @@
 #define INSERT_IGNORE	"INSERT IGNORE"
 #define REPLACE_INTO	"REPLACE INTO"
 #define AT_RUNJOB(col)	"CONCAT('at:', " col ")"
+#define GREATEST	"GREATEST"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
 #define NCOLS	24
 #define BUFLEN	288	/* bytes per text column before fetching more */
+#define VALLEN	64	/* bytes kept of a server variable's value */
 
 struct mysql_be {
 	MYSQL		*m;
 	MYSQL_STMT	*stmts[S_COUNT][NCLASS];
 	MYSQL_STMT	*last;
+	int		 galera;	/* the server is a Galera node */
+};
+
+/* What my_usable() reads of a server. */
+struct server {
+	char	 wsrep_on[VALLEN], provider[VALLEN], node_name[VALLEN];
+	char	 read_only[VALLEN], super_read_only[VALLEN];
+	char	 innodb_read_only[VALLEN];
+	char	 ss_enabled[VALLEN], ss_wait_point[VALLEN];
+	char	 binlog_format[VALLEN];
+	int	 ignore_sb, ignore_quorum;
+	char	 ready[VALLEN], state[VALLEN], comment[VALLEN];
+	char	 cluster_status[VALLEN], cluster_size[VALLEN];
+	char	 slaves_running[VALLEN], slaves_connected[VALLEN];
+	char	 ss_status[VALLEN];
+};
+
+/* What my_usable() concludes. */
+enum usable {
+	U_YES,		/* use it */
+	U_SECOND,	/* use it if no other server will do (Desynced) */
+	U_NOT_NOW,	/* not now: not in the primary component, joining */
+	U_NEVER		/* a set-up that is not safe: refused */
 };
 
 static int	 my_connect(struct store *, struct store_error *);
@@ -61,18 +108,29 @@ static int	 my_begin(struct store *, struct store_error *);
 static int	 my_commit(struct store *, struct store_error *);
 static void	 my_rollback(struct store *);
 static int64_t	 my_insert_id(struct store *);
-static int	 my_galera(struct store *, struct store_error *);
+static int	 my_connect_one(struct store *, size_t, int, enum usable *,
+		    struct store_error *);
+static int	 my_check(struct store *, struct store_error *);
+static int	 my_show(MYSQL *, const char *, struct server *);
+static void	 my_take(struct server *, const char *, const char *);
+static int	 my_engines(MYSQL *, const char *, char *, size_t);
+static void	 say(char *, size_t, const char *, ...)
+		    __attribute__((__format__ (printf, 3, 4)));
+static enum usable my_usable(struct store *, int, char *, size_t);
+static const char *my_where(struct store *, char *, size_t);
 static int	 my_kind(unsigned int);
 static void	 my_seterr(struct store *, unsigned int, const char *,
 		    const char *, struct store_error *);
 static void	 my_err(struct store *, const char *, struct store_error *);
 static void	 my_stmt_err(struct store *, MYSQL_STMT *, const char *,
 		    struct store_error *);
+static void	 my_fetch_err(struct store *, MYSQL_STMT *,
+		    struct store_error *);
 static void	 wipe(char *);
 static int	 my_lost(struct store *, struct store_error *);
 static const char *my_unit(enum stmt);
 static unsigned int	 my_class(size_t);
-static char	*my_expand(const char *, const char *, size_t);
+static char	*my_expand(const char *, const char *, size_t, int);
 static MYSQL_STMT *my_stmt(struct store *, enum stmt, size_t,
 		    struct store_error *);
 static int	 is_int_type(enum enum_field_types);
@@ -81,8 +139,10 @@ static const char *const my_text[S_COUNT] = {
 	[S_META_GET] = SQL_META_GET,
 	[S_META_SET] = "REPLACE INTO meta (k, v) VALUES ('schema', ?)",
 	[S_NOW] = SQL_NOW,
-	[S_LOCK] = "SELECT GET_LOCK('clustercron.schema', 60)",
-	[S_UNLOCK] = "SELECT RELEASE_LOCK('clustercron.schema')",
+	[S_LOCK] = SQL_LOCK,
+	[S_LOCK_TAKE] = SQL_LOCK_TAKE,
+	[S_LOCK_RENEW] = SQL_LOCK_RENEW,
+	[S_UNLOCK] = SQL_UNLOCK,
 	[S_CLAIM] = SQL_CLAIM,
 	[S_CLAIM_READ] = SQL_CLAIM_READ,
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT " FOR UPDATE SKIP LOCKED",
@@ -102,12 +162,11 @@ static const char *const my_text[S_COUNT] = {
 	    "grace = VALUES(grace), digest = VALUES(digest), "
 	    "name = VALUES(name)",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
-	/*
-	 * Writers of jobs and holds take turns (store.c says why).  The
-	 * server releases the lock of a connection that dies.
-	 */
-	[S_JOBS_LOCK] = "SELECT GET_LOCK('clustercron.jobs', ?)",
-	[S_JOBS_UNLOCK] = "SELECT RELEASE_LOCK('clustercron.jobs')",
+	/* Writers of jobs and holds take turns (store_jobs.c says why). */
+	[S_JOBS_LOCK] = SQL_JOBS_LOCK,
+	[S_JOBS_LOCK_ADD] = SQL_JOBS_LOCK_ADD,
+	[S_JOBS_RENEW] = SQL_JOBS_RENEW,
+	[S_JOBS_UNLOCK] = SQL_JOBS_UNLOCK,
 	[S_HOLDS_MINE] = SQL_HOLDS_MINE,
 	[S_HOLD_ADD] = SQL_HOLD_ADD,
 	[S_HOLD_DROP] = SQL_HOLD_DROP,
@@ -137,7 +196,8 @@ static const char *const my_text[S_COUNT] = {
 	[S_BEAT] = SQL_BEAT_INSERT " ON DUPLICATE KEY UPDATE "
 	    "started = IF(?, VALUES(started), started), "
 	    "beat = VALUES(beat), skew = VALUES(skew), "
-	    "running = VALUES(running)",
+	    "running = VALUES(running), db = VALUES(db), "
+	    "db_state = VALUES(db_state)",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
@@ -186,6 +246,70 @@ static const char *const my_text[S_COUNT] = {
 	[S_AT_LOST] = SQL_AT_LOST,
 	[S_AT_NEXT] = SQL_AT_NEXT,
 	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
+};
+
+/*
+ * Causal reads.  A Galera server applies the other servers' write sets
+ * a moment after they commit, so a plain read there may miss what
+ * another node has just committed through another server.  On a
+ * Galera node the statements below are sent as "SET STATEMENT
+ * wsrep_sync_wait = N FOR ...": the server first applies everything
+ * committed cluster-wide before the statement began (N = 1 for a
+ * SELECT, 4 for the SELECT inside an INSERT), or fails with 1205 when
+ * it cannot catch up in time (repl.causal_read_timeout), which the
+ * caller takes as "cannot tell": a claim stays in doubt.  The
+ * conditional writes need none of it: a write that matched a stale row
+ * conflicts, at certification, with the write set it had not seen, and
+ * one that matched nothing lost or missed, never won twice.
+ */
+static const unsigned char my_causal[S_COUNT] = {
+	/* Whose a claim is: a claim in doubt, a batch's own claims. */
+	[S_CLAIM_READ] = 1,
+	[S_BATCH_MINE] = 1,
+	/* Which jobs a batch tries, and which it should try alone. */
+	[S_BATCH_SELECT] = 1,
+	[S_BATCH_FREE] = 1,
+	/* A fire won long ago, perhaps taken for lost meanwhile. */
+	[S_FIRE_RECORDED] = 1,
+	/* Overlap: a run still running, a claim not yet recorded. */
+	[S_JOB_BUSY] = 1,
+	[S_JOB_INFLIGHT] = 1,
+	/*
+	 * Lost runs: which nodes are silent (their last heartbeat, written
+	 * through another server, must not look older than it is) and
+	 * which of their runs still run; which of them this node marked;
+	 * the runs of its earlier life; whether a lost fire was rerun.
+	 */
+	[S_LOST_FIND] = 1,
+	[S_LOST_MINE] = 1,
+	[S_RUNS_RUNNING_NODE] = 1,
+	[S_RUNS_JOB] = 1,
+	/* Claims left without a record (INSERT ... SELECT). */
+	[S_UNRUN_MINE] = 4,
+	[S_UNRUN_DEAD] = 4,
+	/* The misfire pass: the jobs' last fires. */
+	[S_JOBS_LIST] = 1,
+	[S_JOB_GET] = 1,
+	/* The heartbeat: draining; leases; the schema's version. */
+	[S_BEAT_READ] = 1,
+	[S_LEASE_READ] = 1,
+	[S_META_GET] = 1,
+	/* Registering: the digests stored and this node's holds. */
+	[S_JOB_DIGESTS] = 1,
+	[S_HOLDS_MINE] = 1,
+	/* A run's own row, found after its duplicate key. */
+	[S_RUN_FIND] = 1,
+	/* One-shot jobs: an attempt in doubt, those due, submissions. */
+	[S_AT_PEEK] = 1,
+	[S_AT_RUN_FIND] = 1,
+	[S_AT_DUE] = 1,
+	[S_AT_BY_TOKEN] = 1,
+	[S_AT_BY_KEY] = 1,
+	[S_AT_PENDING] = 1,
+	/* Attempts whose run was marked lost: settled by their policy. */
+	[S_AT_LOST] = 1,
+	/* A table ctab edits: its version decides the next write. */
+	[S_TABLE_GET] = 1,
 };
 
 #define ENGINE	" ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
@@ -320,8 +444,23 @@ static const char *const my_step6[] = {
 	NULL
 };
 
+/*
+ * Version 7: which database server each node's heartbeat went through
+ * and its state, for status; the token of the lease that lets writers
+ * of jobs take turns (store_jobs.c), which replaced a named lock.
+ */
+static const char *const my_step7[] = {
+	"ALTER TABLE nodes ADD COLUMN IF NOT EXISTS db " NAMETYPE " NOT NULL "
+	    "DEFAULT '', ADD COLUMN IF NOT EXISTS db_state VARCHAR(64) NOT "
+	    "NULL DEFAULT ''",
+	"ALTER TABLE leases ADD COLUMN IF NOT EXISTS token BIGINT NOT NULL "
+	    "DEFAULT 0",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
-	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5, my_step6
+	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5, my_step6,
+	my_step7
 };
 
 static const char *const my_seed[] = {
@@ -335,6 +474,7 @@ const struct store_ops store_mysql_ops = {
 	.o_sever = my_sever,
 	.o_exec = my_exec,
 	.o_exec_sql = my_exec_sql,
+	.o_check = my_check,
 	.o_begin = my_begin,
 	.o_commit = my_commit,
 	.o_rollback = my_rollback,
@@ -359,9 +499,25 @@ my_kind(unsigned int e)
 		return (SE_WAITED);
 	case 1062:	/* ER_DUP_ENTRY */
 		return (SE_DUP);
+	case 1146:	/* ER_NO_SUCH_TABLE: a store not made yet */
+		return (SE_NOTABLE);
 	case 1053:	/* ER_SERVER_SHUTDOWN */
 	case 1927:	/* ER_CONNECTION_KILLED */
 	case 4031:	/* ER_CLIENT_INTERACTION_TIMEOUT */
+		return (SE_LOST);
+	/*
+	 * Galera: 1047 "WSREP has not yet prepared node for application
+	 * use", the server is outside the primary component; 1180 "Got
+	 * error 6 ... during COMMIT" (not connected to the primary
+	 * component), a server that froze and was dropped.  Nothing was
+	 * committed, but this server is no use: an outage of this
+	 * connection, and another server may do.  So is a server that
+	 * turned read-only (1290, 1792): a primary demoted.
+	 */
+	case 1047:	/* ER_UNKNOWN_COM_ERROR */
+	case 1180:	/* ER_ERROR_DURING_COMMIT */
+	case 1290:	/* ER_OPTION_PREVENTS_STATEMENT (read_only) */
+	case 1792:	/* ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION */
 		return (SE_LOST);
 	}
 	/* Client errors: the connection is gone or unusable. */
@@ -376,6 +532,7 @@ my_seterr(struct store *st, unsigned int e, const char *msg, const char *what,
 {
 	int		 kind = my_kind(e);
 	enum store_class cls;
+	char		 where[STORE_SERVERLEN + 8];
 
 	switch (kind) {
 	case SE_RETRY:
@@ -390,8 +547,22 @@ my_seterr(struct store *st, unsigned int e, const char *msg, const char *what,
 		cls = STORE_FATAL;
 		break;
 	}
-	store_seterr(err, cls, kind, (int)e, "mysql %s: %s: %s (%u)",
-	    st->s_db, what, msg, e);
+	store_seterr(err, cls, kind, (int)e, "mysql %s%s: %s: %s (%u)",
+	    st->s_db, my_where(st, where, sizeof(where)), what, msg, e);
+}
+
+/* " on HOST[:PORT]" when the URL names several servers, else "". */
+static const char *
+my_where(struct store *st, char *buf, size_t len)
+{
+	if (st->s_nhosts < 2)
+		return ("");
+	if (st->s_ports[st->s_cur] != 0)
+		snprintf(buf, len, " on %s:%u", st->s_hosts[st->s_cur],
+		    st->s_ports[st->s_cur]);
+	else
+		snprintf(buf, len, " on %s", st->s_hosts[st->s_cur]);
+	return (buf);
 }
 
 static void
@@ -410,6 +581,29 @@ my_stmt_err(struct store *st, MYSQL_STMT *stmt, const char *what,
 	    err);
 }
 
+/*
+ * A fetch of streamed rows that failed.  When the server ends the
+ * result with an error (on Galera, another server's write set aborting
+ * a SELECT ... FOR UPDATE under way: 1213), the client library may
+ * leave it on the connection and not on the statement, or nowhere: an
+ * error without a number is taken for a lost connection, whose answer
+ * is in doubt, never for a fatal one.
+ */
+static void
+my_fetch_err(struct store *st, MYSQL_STMT *stmt, struct store_error *err)
+{
+	struct mysql_be	*be = st->s_be;
+
+	if (mysql_stmt_errno(stmt) != 0)
+		my_stmt_err(st, stmt, "fetch", err);
+	else if (mysql_errno(be->m) != 0)
+		my_err(st, "fetch", err);
+	else
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0, "mysql %s: "
+		    "fetch: failed without an error number; the connection "
+		    "is taken for lost", st->s_db);
+}
+
 static void
 wipe(char *s)
 {
@@ -417,8 +611,57 @@ wipe(char *s)
 		explicit_bzero(s, strlen(s));
 }
 
+/*
+ * Connect to a server that may be used, trying each the URL names in
+ * turn from s_cur (where the last connection was made, or the next
+ * after one that was lost): the first wholly fit, else one that will
+ * do (a Galera node Donor/Desynced: it may lag, but causal reads wait
+ * for it), else none.  When none can be used, the error is transient
+ * if any server might do later (unreachable, not in the primary
+ * component), and the refusal of an unsafe set-up otherwise.
+ */
 static int
 my_connect(struct store *st, struct store_error *err)
+{
+	struct store_error	 e, never;
+	size_t			 n = st->s_nhosts > 0 ? st->s_nhosts : 1;
+	size_t			 i, k, second = n, first = st->s_cur;
+	enum usable		 u;
+	int			 refused = 0, other = 0;
+
+	memset(&never, 0, sizeof(never));
+	/* (my_connect_one() moves s_cur to the server it tries.) */
+	for (i = 0; i < n; i++) {
+		k = (first + i) % n;
+		if (my_connect_one(st, k, 0, &u, &e) == 0)
+			return (0);
+		if (u == U_SECOND && second == n)
+			second = k;
+		else if (u == U_NEVER && !refused) {
+			never = e;
+			refused = 1;
+		} else if (u != U_NEVER && u != U_SECOND) {
+			*err = e;
+			other = 1;
+		}
+	}
+	if (second < n && my_connect_one(st, second, 1, &u, &e) == 0)
+		return (0);
+	if (!other && refused)
+		*err = never;
+	else if (!other)
+		*err = e;
+	return (-1);
+}
+
+/*
+ * Connect to server k (s_hosts[k], or the option file's); *u says
+ * whether it may be used (second: a U_SECOND one will do).  On success
+ * s_cur is k.
+ */
+static int
+my_connect_one(struct store *st, size_t k, int second, enum usable *u,
+    struct store_error *err)
 {
 	struct mysql_be	*be;
 	unsigned int	 ct = st->s_connect_timeout, rt = st->s_read_timeout;
@@ -431,9 +674,18 @@ my_connect(struct store *st, struct store_error *err)
 		"SET SESSION time_zone = '+00:00'",
 		NULL
 	};
+	/*
+	 * On Galera: DDL in total order on every server (never applied
+	 * to one alone), and no reads outside the primary component.
+	 */
+	static const char galera_setup[] = "SET SESSION wsrep_OSU_method = "
+	    "'TOI', wsrep_dirty_reads = OFF";
 	const char *const *q;
+	char		 why[STORE_MSGLEN], where[STORE_SERVERLEN + 8];
 	my_bool		 off = 0;
 
+	*u = U_NOT_NOW;
+	st->s_cur = k;
 	if (st->s_be == NULL &&
 	    (st->s_be = calloc(1, sizeof(struct mysql_be))) == NULL) {
 		lk_nomem(err);
@@ -454,14 +706,18 @@ my_connect(struct store *st, struct store_error *err)
 	mysql_options(be->m, MYSQL_OPT_RECONNECT, &off);
 	mysql_options(be->m, MYSQL_OPT_LOCAL_INFILE, &off);
 	mysql_options(be->m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-	if (mysql_real_connect(be->m, st->s_host, NULL, NULL, st->s_db,
-	    st->s_port, st->s_socket, 0) == NULL) {
+	if (mysql_real_connect(be->m, st->s_nhosts > 0 ? st->s_hosts[k] :
+	    NULL, NULL, NULL, st->s_db, st->s_nhosts > 0 ? st->s_ports[k] : 0,
+	    st->s_socket, 0) == NULL) {
 		e = mysql_errno(be->m);
 		/* Refused credentials or a missing database: no retry. */
+		if (my_kind(e) != SE_LOST)
+			*u = U_NEVER;
 		store_seterr(err, my_kind(e) == SE_LOST ? STORE_TRANSIENT :
 		    STORE_FATAL, my_kind(e) == SE_LOST ? SE_LOST : SE_OTHER,
-		    (int)e, "cannot connect to mysql database %s: %s (%u)",
-		    st->s_db, mysql_error(be->m), e);
+		    (int)e, "cannot connect to mysql database %s%s: %s (%u)",
+		    st->s_db, my_where(st, where, sizeof(where)),
+		    mysql_error(be->m), e);
 		wipe(be->m->options.password);
 		wipe(be->m->passwd);
 		mysql_close(be->m);
@@ -471,15 +727,32 @@ my_connect(struct store *st, struct store_error *err)
 	wipe(be->m->options.password);
 	wipe(be->m->passwd);
 	for (q = setup; *q != NULL; q++)
-		if (my_exec_sql(st, *q, err) == -1) {
-			my_disconnect(st);
-			return (-1);
-		}
-	if (my_idle_trx(st, err) == -1 || my_galera(st, err) == -1) {
-		my_disconnect(st);
-		return (-1);
+		if (my_exec_sql(st, *q, err) == -1)
+			goto fail;
+	if (my_idle_trx(st, err) == -1)
+		goto fail;
+	*u = my_usable(st, 1, why, sizeof(why));
+	if (*u == U_NEVER) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "mysql %s%s: "
+		    "refused: %s; point the store at one primary, a Galera "
+		    "cluster, or a primary with semi-synchronous replication "
+		    "waiting AFTER_SYNC", st->s_db,
+		    my_where(st, where, sizeof(where)), why);
+		goto fail;
 	}
+	if (*u == U_NOT_NOW || (*u == U_SECOND && !second)) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0, "mysql %s%s: "
+		    "%s", st->s_db, my_where(st, where, sizeof(where)), why);
+		goto fail;
+	}
+	if (be->galera && my_exec_sql(st, galera_setup, err) == -1)
+		goto fail;
 	return (0);
+fail:
+	if (err->se_class == STORE_TRANSIENT && *u != U_SECOND)
+		*u = U_NOT_NOW;
+	my_disconnect(st);
+	return (-1);
 }
 
 /*
@@ -523,39 +796,305 @@ my_idle_trx(struct store *st, struct store_error *err)
 }
 
 /*
- * A Galera cluster certifies each writer's transactions on commit
- * instead of serialising the writers through row locks, so FOR UPDATE
- * (and SKIP LOCKED) mean nothing across its nodes (the trouble Quartz
- * met, its issue 470).  Until a test shows that the claims still have
- * one winner there, refuse it, even a cluster of one node (it may grow
- * without us knowing), and say what is supported.  Servers without the
- * variable (MySQL) are not Galera.  tests/integration/galera-mysql.sh
- * starts a real Galera node to check this.
+ * Whether the server may be used, read from its global variables and
+ * status, which any user may read; why[] says why not.  A Galera node
+ * must be ready, in the primary component and Synced (Donor/Desynced
+ * will do when nothing else does), and must not let a minority go on
+ * (pc.ignore_sb, pc.ignore_quorum: two sides of a partition could each
+ * claim a fire).  Any other server must be a primary whose committed
+ * claims no fail-over can lose: not read-only, not replicating from
+ * another (its replication threads running, or, when the privilege
+ * allows SHOW ALL SLAVES STATUS, configured), and with no asynchronous
+ * replica it can see: replicas connected (Slaves_connected) only under
+ * semi-synchronous replication that waits AFTER_SYNC and is in force
+ * (it falls back to asynchronous, silently for clients, when no
+ * replica answers in time).  A replica whose threads are stopped and a
+ * primary whose replicas are away look like a server alone: those are
+ * excluded by documentation (clustercron.conf(5)).  Fills s_server and
+ * s_dbstate, what status shows.  connect: at a connection (SHOW ALL
+ * SLAVES STATUS is asked then only).
  */
-static int
-my_galera(struct store *st, struct store_error *err)
+static enum usable
+my_usable(struct store *st, int connect, char *why, size_t len)
 {
 	struct mysql_be	*be = st->s_be;
+	struct server	 v;
+	MYSQL_RES	*res;
+	char		 host[STORE_SERVERLEN];
+	unsigned long	 slaves = 0;
+	int		 state, k;
+
+	memset(&v, 0, sizeof(v));
+	say(why, len, "cannot read the server's state: %s",
+	    mysql_error(be->m));
+	if (my_show(be->m, "SHOW GLOBAL VARIABLES WHERE Variable_name IN "
+	    "('wsrep_on', 'wsrep_provider', 'wsrep_provider_options', "
+	    "'wsrep_node_name', 'read_only', 'super_read_only', "
+	    "'innodb_read_only', 'rpl_semi_sync_master_enabled', "
+	    "'rpl_semi_sync_master_wait_point', 'binlog_format')",
+	    &v) == -1 ||
+	    my_show(be->m, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+	    "('wsrep_ready', 'wsrep_local_state', "
+	    "'wsrep_local_state_comment', 'wsrep_cluster_status', "
+	    "'wsrep_cluster_size', 'Slaves_running', 'Slaves_connected', "
+	    "'Rpl_semi_sync_master_status')", &v) == -1)
+		return (U_NOT_NOW);
+	if (connect && mysql_query(be->m, "SHOW ALL SLAVES STATUS") == 0 &&
+	    (res = mysql_store_result(be->m)) != NULL) {
+		slaves = (unsigned long)mysql_num_rows(res);
+		mysql_free_result(res);
+	}
+	if (st->s_nhosts > 0 && st->s_ports[st->s_cur] != 0)
+		say(host, sizeof(host), "%s:%u", st->s_hosts[st->s_cur],
+		    st->s_ports[st->s_cur]);
+	else if (st->s_nhosts > 0)
+		strlcpy(host, st->s_hosts[st->s_cur], sizeof(host));
+	else if (st->s_socket != NULL)
+		strlcpy(host, st->s_socket, sizeof(host));
+	else
+		strlcpy(host, "(option file)", sizeof(host));
+	be->galera = strcasecmp(v.wsrep_on, "ON") == 0 &&
+	    *v.provider != '\0' && strcasecmp(v.provider, "none") != 0;
+	if (be->galera && *v.node_name != '\0')
+		say(st->s_server, sizeof(st->s_server), "%s (%s)", host,
+		    v.node_name);
+	else
+		strlcpy(st->s_server, host, sizeof(st->s_server));
+
+	if (strcasecmp(v.read_only, "ON") == 0 ||
+	    strcasecmp(v.super_read_only, "ON") == 0 ||
+	    strcasecmp(v.innodb_read_only, "ON") == 0) {
+		say(why, len, "%s is read-only (a replica?)", host);
+		return (U_NEVER);
+	}
+	if (strtol(v.slaves_running, NULL, 10) > 0 || slaves > 0) {
+		say(why, len, "%s is a replica (it replicates from "
+		    "another server)", host);
+		return (U_NEVER);
+	}
+	if (be->galera) {
+		say(st->s_dbstate, sizeof(st->s_dbstate), "%s, %s of %s",
+		    *v.comment != '\0' ? v.comment : "?",
+		    strcasecmp(v.cluster_status, "Primary") == 0 ? "primary" :
+		    "non-primary", *v.cluster_size != '\0' ? v.cluster_size :
+		    "?");
+		if (v.ignore_sb || v.ignore_quorum) {
+			say(why, len, "Galera node %s lets a minority "
+			    "go on (pc.ignore_%s)", host, v.ignore_sb ? "sb" :
+			    "quorum");
+			return (U_NEVER);
+		}
+		/*
+		 * Galera replicates row events only: a statement or mixed
+		 * format would let a write be applied on one server only.
+		 */
+		if (strcasecmp(v.binlog_format, "ROW") != 0) {
+			say(why, len, "Galera node %s has binlog_format %s: "
+			    "Galera needs binlog_format = ROW", host,
+			    v.binlog_format);
+			return (U_NEVER);
+		}
+		state = (int)strtol(v.state, NULL, 10);
+		if (strcasecmp(v.ready, "ON") != 0 ||
+		    strcasecmp(v.cluster_status, "Primary") != 0 ||
+		    (state != 4 && state != 2)) {
+			say(why, len, "Galera node %s is not ready in "
+			    "the primary component (%s)", host, st->s_dbstate);
+			return (U_NOT_NOW);
+		}
+		if (connect && (k = my_engines(be->m, host, why, len)) != 0)
+			return (k == -1 ? U_NEVER : U_NOT_NOW);
+		if (state == 2) {
+			say(why, len, "Galera node %s is %s", host,
+			    st->s_dbstate);
+			return (U_SECOND);
+		}
+		return (U_YES);
+	}
+	strlcpy(st->s_dbstate, "primary", sizeof(st->s_dbstate));
+	if (strcmp(v.ss_enabled, "ON") == 0) {
+		if (strcasecmp(v.ss_wait_point, "AFTER_SYNC") != 0) {
+			say(why, len, "%s replicates semi-synchronously "
+			    "waiting %s: a fail-over may lose claims", host,
+			    v.ss_wait_point);
+			return (U_NEVER);
+		}
+		if (strcasecmp(v.ss_status, "ON") != 0) {
+			say(why, len, "%s replicates asynchronously now: "
+			    "its semi-synchronous replication fell back (no "
+			    "replica answered in time)", host);
+			return (U_NOT_NOW);
+		}
+		strlcpy(st->s_dbstate, "primary, semi-sync",
+		    sizeof(st->s_dbstate));
+		return (U_YES);
+	}
+	if (strtol(v.slaves_connected, NULL, 10) > 0) {
+		say(why, len, "%s has asynchronous replicas (%s "
+		    "connected): a fail-over to one may lose claims", host,
+		    v.slaves_connected);
+		return (U_NEVER);
+	}
+	return (U_YES);
+}
+
+/*
+ * Galera replicates InnoDB tables only: a table of the store turned to
+ * another engine (ALTER TABLE ... ENGINE) would be written on one
+ * server alone.  0; -1 with why[] when one is; -2 when the tables
+ * cannot be read.
+ */
+static int
+my_engines(MYSQL *m, const char *host, char *why, size_t len)
+{
 	MYSQL_RES	*res;
 	MYSQL_ROW	 row;
-	int		 on = 0;
+	int		 rc = 0;
 
-	if (mysql_query(be->m, "SELECT @@GLOBAL.wsrep_on") != 0)
-		return (0);
-	if ((res = mysql_store_result(be->m)) == NULL)
-		return (0);
-	if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL)
-		on = strcmp(row[0], "1") == 0 || strcasecmp(row[0], "ON") == 0;
-	mysql_free_result(res);
-	if (on) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "mysql %s: the "
-		    "server is a Galera node (wsrep_on): multi-writer Galera "
-		    "is not supported, its writers are not serialised by row "
-		    "locks; point every node at one MariaDB/MySQL primary "
-		    "(replicas for fail-over only)", st->s_db);
-		return (-1);
+	if (mysql_query(m, "SELECT TABLE_NAME, COALESCE(ENGINE, '?') FROM "
+	    "information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
+	    "TABLE_TYPE = 'BASE TABLE' AND (ENGINE IS NULL OR ENGINE <> "
+	    "'InnoDB') LIMIT 1") != 0 ||
+	    (res = mysql_store_result(m)) == NULL) {
+		say(why, len, "cannot read the engines of the store's tables "
+		    "on %s: %s", host, mysql_error(m));
+		return (-2);
 	}
+	if ((row = mysql_fetch_row(res)) != NULL && row[0] != NULL &&
+	    row[1] != NULL) {
+		say(why, len, "table %s on Galera node %s is %s: Galera "
+		    "replicates InnoDB tables only", row[0], host, row[1]);
+		rc = -1;
+	}
+	mysql_free_result(res);
+	return (rc);
+}
+
+/* snprintf(), whose truncation is fine here. */
+static void
+say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Read a SHOW's (name, value) rows into *v. */
+static int
+my_show(MYSQL *m, const char *sql, struct server *v)
+{
+	MYSQL_RES	*res;
+	MYSQL_ROW	 row;
+
+	if (mysql_query(m, sql) != 0 || (res = mysql_store_result(m)) == NULL)
+		return (-1);
+	while ((row = mysql_fetch_row(res)) != NULL)
+		if (row[0] != NULL && row[1] != NULL)
+			my_take(v, row[0], row[1]);
+	mysql_free_result(res);
 	return (0);
+}
+
+/*
+ * One variable.  Booleans read as the server writes them (ON, OFF; the
+ * semi-sync switch as ON or 1); the provider's options are only looked
+ * at for the two that must stay off.
+ */
+static void
+my_take(struct server *v, const char *name, const char *val)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} f[] = {
+		{ "wsrep_on", offsetof(struct server, wsrep_on) },
+		{ "wsrep_provider", offsetof(struct server, provider) },
+		{ "wsrep_node_name", offsetof(struct server, node_name) },
+		{ "read_only", offsetof(struct server, read_only) },
+		{ "super_read_only", offsetof(struct server, super_read_only) },
+		{ "innodb_read_only",
+		    offsetof(struct server, innodb_read_only) },
+		{ "rpl_semi_sync_master_enabled",
+		    offsetof(struct server, ss_enabled) },
+		{ "rpl_semi_sync_master_wait_point",
+		    offsetof(struct server, ss_wait_point) },
+		{ "binlog_format", offsetof(struct server, binlog_format) },
+		{ "wsrep_ready", offsetof(struct server, ready) },
+		{ "wsrep_local_state", offsetof(struct server, state) },
+		{ "wsrep_local_state_comment",
+		    offsetof(struct server, comment) },
+		{ "wsrep_cluster_status",
+		    offsetof(struct server, cluster_status) },
+		{ "wsrep_cluster_size", offsetof(struct server, cluster_size) },
+		{ "Slaves_running", offsetof(struct server, slaves_running) },
+		{ "Slaves_connected",
+		    offsetof(struct server, slaves_connected) },
+		{ "Rpl_semi_sync_master_status",
+		    offsetof(struct server, ss_status) },
+	};
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	const char	*p;
+	size_t		 i, j;
+
+	if (strcasecmp(name, "wsrep_provider_options") == 0) {
+		for (i = 0; i < 2; i++) {
+			p = strstr(val, i == 0 ? "pc.ignore_sb = " :
+			    "pc.ignore_quorum = ");
+			if (p == NULL)
+				continue;
+			p += i == 0 ? 15 : 19;
+			for (j = 0; j < sizeof(yes) / sizeof(yes[0]); j++)
+				if (strncasecmp(p, yes[j], strlen(yes[j])) == 0)
+					*(i == 0 ? &v->ignore_sb :
+					    &v->ignore_quorum) = 1;
+		}
+		return;
+	}
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (strcasecmp(name, f[i].name) == 0) {
+			strlcpy((char *)v + f[i].off, val, VALLEN);
+			/* The semi-sync switch reads 1 on some servers. */
+			if (strcmp((char *)v + f[i].off, "1") == 0 &&
+			    f[i].off == offsetof(struct server, ss_enabled))
+				strlcpy(v->ss_enabled, "ON", VALLEN);
+			return;
+		}
+}
+
+/*
+ * Is the server still of use?  Asked every CHECK_EVERY ms (store.c)
+ * and at every heartbeat: a Galera node may have left the primary
+ * component or lost its sync, a primary may have been demoted or its
+ * semi-synchronous replication may have fallen back.  When not, the
+ * connection is given up (SE_LOST): the next one tries the others, and
+ * says so plainly if it is to be refused.
+ */
+static int
+my_check(struct store *st, struct store_error *err)
+{
+	struct mysql_be	*be = st->s_be;
+	enum usable	 u;
+	char		 why[STORE_MSGLEN], where[STORE_SERVERLEN + 8];
+
+	if (be == NULL || be->m == NULL)
+		return (my_lost(st, err));
+	u = my_usable(st, 0, why, sizeof(why));
+	/*
+	 * A node that fell Donor/Desynced (a state transfer, FLUSH TABLES
+	 * WITH READ LOCK, wsrep_desync) may block writes for long: with
+	 * other servers to go to, leave it (my_connect() comes back to it
+	 * if none of them will do).
+	 */
+	if (u == U_YES || (u == U_SECOND && st->s_nhosts < 2))
+		return (0);
+	if (mysql_errno(be->m) >= 2000 && mysql_errno(be->m) < 3000)
+		my_err(st, "state", err);
+	else
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0, "mysql %s%s: "
+		    "%s", st->s_db, my_where(st, where, sizeof(where)), why);
+	return (-1);
 }
 
 static void
@@ -613,19 +1152,36 @@ my_class(size_t n)
 	return (c);
 }
 
+/*
+ * The text of a statement: its list repeated n times, and, causal not
+ * 0, read causally with wsrep_sync_wait = causal (my_causal[]).
+ */
 static char *
-my_expand(const char *text, const char *unit, size_t n)
+my_expand(const char *text, const char *unit, size_t n, int causal)
 {
 	const char	*r;
 	char		*out, *p;
-	size_t		 ul = strlen(unit), len, i;
+	char		 pre[64];
+	size_t		 ul = strlen(unit), len, i, pl;
 
-	if ((r = strstr(text, "%R")) == NULL)
-		return (strdup(text));
-	len = strlen(text) + n * (ul + 2);
+	pre[0] = '\0';
+	if (causal != 0)
+		snprintf(pre, sizeof(pre), "SET STATEMENT wsrep_sync_wait = %d "
+		    "FOR ", causal);
+	pl = strlen(pre);
+	if ((r = strstr(text, "%R")) == NULL) {
+		len = pl + strlen(text) + 1;
+		if ((out = malloc(len)) == NULL)
+			return (NULL);
+		memcpy(out, pre, pl);
+		strlcpy(out + pl, text, len - pl);
+		return (out);
+	}
+	len = pl + strlen(text) + n * (ul + 2);
 	if ((out = malloc(len)) == NULL)
 		return (NULL);
-	p = out;
+	memcpy(out, pre, pl);
+	p = out + pl;
 	memcpy(p, text, r - text);
 	p += r - text;
 	for (i = 0; i < n; i++) {
@@ -659,8 +1215,8 @@ my_stmt(struct store *st, enum stmt s, size_t n, struct store_error *err)
 		my_err(st, "statement", err);
 		return (NULL);
 	}
-	if ((text = my_expand(my_text[s], my_unit(s), n == 0 ? 1 : n)) ==
-	    NULL) {
+	if ((text = my_expand(my_text[s], my_unit(s), n == 0 ? 1 : n,
+	    be->galera ? my_causal[s] : 0)) == NULL) {
 		mysql_stmt_close(stmt);
 		lk_nomem(err);
 		return (NULL);
@@ -789,7 +1345,7 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 			if (rc == MYSQL_NO_DATA)
 				break;
 			if (rc == 1) {
-				my_stmt_err(st, stmt, "fetch", err);
+				my_fetch_err(st, stmt, err);
 				goto out;
 			}
 			for (i = 0; i < nc; i++) {
@@ -844,6 +1400,18 @@ my_exec(struct store *st, enum stmt s, size_t n, const struct sval *p,
 		*changed = (int64_t)mysql_stmt_affected_rows(stmt);
 	ret = 0;
 out:
+	/*
+	 * A causal read that could not catch up with the cluster in
+	 * repl.causal_read_timeout (1205): this server lags, and what it
+	 * would have said is unknown.  Not a lock wait to retry here: the
+	 * answer is in doubt, as after a lost connection, and the next
+	 * connection tries the next server.
+	 */
+	if (ret == -1 && be->galera && my_causal[s] != 0 &&
+	    err->se_code == 1205)
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 1205, "mysql %s: "
+		    "a causal read timed out (1205): the server lags the "
+		    "cluster; the answer is in doubt", st->s_db);
 	/* Rows left unread would put the connection out of step. */
 	if (fetching && ret == -1)
 		mysql_stmt_reset(stmt);

@@ -52,7 +52,7 @@ static int
 beat_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct beat_arg	*a = arg;
-	struct sval	 p[6];
+	struct sval	 p[8];
 
 	p[0] = SVS(st->s_node);
 	if (lk_exec(st, "beat.read", S_BEAT_READ, 0, p, 1, beat_row, a, NULL,
@@ -62,8 +62,11 @@ beat_fn(struct store *st, void *arg, struct store_error *err)
 	p[2] = SVI(a->now);
 	p[3] = SVI(a->clock - a->now);
 	p[4] = SVI(a->running);
-	p[5] = SVI(st->s_beat_first);
-	if (lk_exec(st, "beat", S_BEAT, 0, p, 6, NULL, NULL, NULL, err) == -1)
+	/* The server, as lk_run() looked at it (CHECK_EVERY at most). */
+	p[5] = SVS(st->s_server);
+	p[6] = SVS(st->s_dbstate);
+	p[7] = SVI(st->s_beat_first);
+	if (lk_exec(st, "beat", S_BEAT, 0, p, 8, NULL, NULL, NULL, err) == -1)
 		return (-1);
 	st->s_beat_first = 0;
 	return (0);

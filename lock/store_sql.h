@@ -4,8 +4,8 @@
  *
  * store_sql.h: the statements both backends say alike, private to the
  * backends.  The includer defines NOW, its SQL expression for the
- * store's clock in milliseconds since the epoch, INSERT_IGNORE and
- * REPLACE_INTO.
+ * store's clock in milliseconds since the epoch, INSERT_IGNORE,
+ * REPLACE_INTO and GREATEST (the larger of two values).
  * Every statement is prepared; values are always bound, never spliced.
  * "%R" stands for a list the backend repeats n times.
  */
@@ -15,6 +15,31 @@
 
 #define SQL_META_GET	"SELECT v FROM meta WHERE k = 'schema'"
 #define SQL_NOW		"SELECT " NOW
+/* The schema lock (store_schema.c): meta's row 'lock', its expiry. */
+#define SQL_LOCK	INSERT_IGNORE " INTO meta (k, v) VALUES ('lock', ?)"
+#define SQL_LOCK_TAKE	"UPDATE meta SET v = ? WHERE k = 'lock' AND v < ?"
+#define SQL_LOCK_RENEW	"UPDATE meta SET v = ? WHERE k = 'lock' AND v = ?"
+#define SQL_UNLOCK	"DELETE FROM meta WHERE k = 'lock' AND v = ?"
+/*
+ * The jobs' writer lock (store_jobs.c): the lease row 'jobs.writer',
+ * taken when free, expired or this holder's already; every writing
+ * transaction of its holder renews it first, and the renewal always
+ * changes the row, so that a holder whose lock was taken over finds
+ * out (and, on Galera, two writers' transactions always conflict).
+ */
+#define SQL_JOBS_LOCK \
+	"UPDATE leases SET holder = ?, token = ?, expires = " NOW " + ? " \
+	"WHERE name = 'jobs.writer' AND (expires < " NOW " OR " \
+	"(holder = ? AND token = ?))"
+#define SQL_JOBS_LOCK_ADD \
+	INSERT_IGNORE " INTO leases (name, holder, token, expires) VALUES " \
+	"('jobs.writer', ?, ?, " NOW " + ?)"
+#define SQL_JOBS_RENEW \
+	"UPDATE leases SET expires = " GREATEST "(expires + 1, " NOW " + ?) " \
+	"WHERE name = 'jobs.writer' AND holder = ? AND token = ?"
+#define SQL_JOBS_UNLOCK \
+	"DELETE FROM leases WHERE name = 'jobs.writer' AND holder = ? AND " \
+	"token = ?"
 /*
  * A fire whose claims row exists was won: never again, even by a row
  * that a job deleted and registered again has started afresh.
@@ -115,14 +140,26 @@
 	"SELECT id, job_id, fire, attempt, node, pid, started, " \
 	"COALESCE(ended, 0), state, COALESCE(exit_status, -1), sig, " \
 	"output, output_len FROM runs"
+/*
+ * Runs' ids are given out in increasing order on one server; on a
+ * Galera cluster each server gives out its own residue modulo the
+ * servers' number, so ids written at the same moment through two
+ * servers may come in either order.  The listings show runs newest
+ * first by id (a few milliseconds of difference do not matter to
+ * people); what decides something goes by fire: the latest record of a
+ * job, and what trimming keeps.
+ */
 #define SQL_RUNS_LIST	SQL_RUNCOLS " ORDER BY id DESC LIMIT ?"
 #define SQL_RUNS_JOB	SQL_RUNCOLS " WHERE job_id = ? ORDER BY id DESC LIMIT ?"
 #define SQL_RUNS_RUNNING SQL_RUNCOLS " WHERE state = 0 ORDER BY id"
 #define SQL_RUNS_RUNNING_NODE \
 	SQL_RUNCOLS " WHERE state = 0 AND node = ? ORDER BY id"
+/* Of each job's latest fire, the record written last. */
 #define SQL_RUNS_LATEST \
-	SQL_RUNCOLS " WHERE id IN (SELECT MAX(id) FROM runs GROUP BY " \
-	"job_id) ORDER BY job_id"
+	SQL_RUNCOLS " WHERE id IN (SELECT MAX(r.id) FROM runs r JOIN " \
+	"(SELECT job_id, MAX(fire) AS f FROM runs GROUP BY job_id) m ON " \
+	"r.job_id = m.job_id AND r.fire = m.f GROUP BY r.job_id) " \
+	"ORDER BY job_id"
 #define SQL_FIRE_RECORDED \
 	"SELECT COUNT(*) FROM runs WHERE job_id = ? AND fire = ?"
 #define SQL_JOB_BUSY \
@@ -141,14 +178,14 @@
 #define SQL_BEAT_READ \
 	"SELECT " NOW ", (SELECT state FROM nodes WHERE name = ?)"
 #define SQL_BEAT_INSERT \
-	"INSERT INTO nodes (name, started, beat, skew, state, running) " \
-	"VALUES (?, ?, ?, ?, 0, ?)"
+	"INSERT INTO nodes (name, started, beat, skew, state, running, db, " \
+	"db_state) VALUES (?, ?, ?, ?, 0, ?, ?, ?)"
 #define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
 #define SQL_CLAIMS_LIST \
 	"SELECT job, fire, node, claimed_at FROM claims ORDER BY fire, job"
 #define SQL_NODES_LIST \
-	"SELECT name, started, beat, skew, state, running FROM nodes " \
-	"ORDER BY name"
+	"SELECT name, started, beat, skew, state, running, db, db_state " \
+	"FROM nodes ORDER BY name"
 /*
  * The running runs of the other nodes gone silent, then each marked
  * lost by a write that changes it only if it still runs.
@@ -204,11 +241,18 @@
 	NOW " - ?"
 #define SQL_TRIM_JOBS \
 	"SELECT job_id FROM runs GROUP BY job_id HAVING COUNT(*) > ?"
+/*
+ * A job's records of fires older than its newest n records' are
+ * trimmed, by fire and not by id: the claims left without a record
+ * (SQL_UNRUN_NONE) are judged by the oldest fire whose record is kept,
+ * and a record of a newer fire trimmed while an older one stayed would
+ * leave its claim looking unrun.
+ */
 #define SQL_TRIM_CUT \
-	"SELECT id FROM runs WHERE job_id = ? ORDER BY id DESC LIMIT 1 " \
+	"SELECT fire FROM runs WHERE job_id = ? ORDER BY fire DESC LIMIT 1 " \
 	"OFFSET ?"
 #define SQL_TRIM_JOB \
-	"DELETE FROM runs WHERE job_id = ? AND id < ? AND state <> 0"
+	"DELETE FROM runs WHERE job_id = ? AND fire < ? AND state <> 0"
 /* Claims by the age of their fire, then all but the newest n instants. */
 #define SQL_TRIM_CLAIMS_AGE \
 	"DELETE FROM claims WHERE fire < (" NOW " - ?) / 1000"

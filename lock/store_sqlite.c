@@ -50,6 +50,7 @@
 #define INSERT_IGNORE	"INSERT OR IGNORE"
 #define REPLACE_INTO	"INSERT OR REPLACE INTO"
 #define AT_RUNJOB(col)	"('at:' || " col ")"
+#define GREATEST	"MAX"
 #include "store_sql.h"
 
 #define NCLASS	10	/* list lengths 1, 2, 4, ... 512 */
@@ -97,8 +98,11 @@ static const char *const sq_text[S_COUNT] = {
 	[S_META_SET] = "INSERT OR REPLACE INTO meta (k, v) VALUES "
 	    "('schema', ?)",
 	[S_NOW] = SQL_NOW,
-	[S_LOCK] = "SELECT 1",
-	[S_UNLOCK] = "SELECT 1",
+	/* Not used: the schema changes in one write transaction. */
+	[S_LOCK] = SQL_LOCK,
+	[S_LOCK_TAKE] = SQL_LOCK_TAKE,
+	[S_LOCK_RENEW] = SQL_LOCK_RENEW,
+	[S_UNLOCK] = SQL_UNLOCK,
 	[S_CLAIM] = SQL_CLAIM,
 	[S_CLAIM_READ] = SQL_CLAIM_READ,
 	[S_BATCH_SELECT] = SQL_BATCH_SELECT,
@@ -115,9 +119,11 @@ static const char *const sq_text[S_COUNT] = {
 	    "digest = excluded.digest, name = excluded.name "
 	    "WHERE digest IS NOT excluded.digest",
 	[S_JOB_DIGESTS] = SQL_JOB_DIGESTS,
-	/* Writers take turns already: BEGIN IMMEDIATE. */
-	[S_JOBS_LOCK] = "SELECT ? > 0",
-	[S_JOBS_UNLOCK] = "SELECT 1",
+	/* Not used: writers take turns already (BEGIN IMMEDIATE). */
+	[S_JOBS_LOCK] = SQL_JOBS_LOCK,
+	[S_JOBS_LOCK_ADD] = SQL_JOBS_LOCK_ADD,
+	[S_JOBS_RENEW] = SQL_JOBS_RENEW,
+	[S_JOBS_UNLOCK] = SQL_JOBS_UNLOCK,
 	[S_HOLDS_MINE] = SQL_HOLDS_MINE,
 	[S_HOLD_ADD] = SQL_HOLD_ADD,
 	[S_HOLD_DROP] = SQL_HOLD_DROP,
@@ -147,7 +153,8 @@ static const char *const sq_text[S_COUNT] = {
 	[S_BEAT] = SQL_BEAT_INSERT " ON CONFLICT (name) DO UPDATE SET "
 	    "started = CASE WHEN ? THEN excluded.started ELSE started END, "
 	    "beat = excluded.beat, skew = excluded.skew, "
-	    "running = excluded.running",
+	    "running = excluded.running, db = excluded.db, "
+	    "db_state = excluded.db_state",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
@@ -343,8 +350,21 @@ static const char *const sq_step6[] = {
 	NULL
 };
 
+/*
+ * Version 7: which database server each node's heartbeat went through
+ * and its state, for status (empty here: one file), and the token of
+ * the lease that lets writers of jobs take turns on MariaDB.
+ */
+static const char *const sq_step7[] = {
+	"ALTER TABLE nodes ADD COLUMN db TEXT NOT NULL DEFAULT ''",
+	"ALTER TABLE nodes ADD COLUMN db_state TEXT NOT NULL DEFAULT ''",
+	"ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
-	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5, sq_step6
+	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5, sq_step6,
+	sq_step7
 };
 
 static const char *const sq_seed[] = {
@@ -414,6 +434,12 @@ sq_error(struct store *st, int rc, const char *what, struct store_error *err)
 	case SQLITE_CONSTRAINT:
 		store_seterr(err, STORE_CONFLICT, SE_DUP, rc,
 		    "sqlite %s: %s: %s", st->s_path, what, msg);
+		break;
+	case SQLITE_ERROR:
+		/* A store not made yet (store_schema.c asks). */
+		store_seterr(err, STORE_FATAL, strncmp(msg, "no such table",
+		    13) == 0 ? SE_NOTABLE : SE_OTHER, rc, "sqlite %s: %s: %s",
+		    st->s_path, what, msg);
 		break;
 	default:
 		store_seterr(err, STORE_FATAL, SE_OTHER, rc,

@@ -64,7 +64,11 @@ trim_fn(struct store *st, void *arg, struct store_error *err)
 	    err));
 }
 
-/* All but the newest max_runs runs of each job. */
+/*
+ * All but the newest max_runs records of each job, by fire (store_sql.h
+ * says why not by id): the records of fires older than the fire of its
+ * max_runs-th newest go.
+ */
 static int
 trim_jobs(struct store *st, struct trim_arg *a, struct store_error *err)
 {
@@ -85,7 +89,7 @@ trim_jobs(struct store *st, struct trim_arg *a, struct store_error *err)
 		if (lk_exec(st, "trim", S_TRIM_CUT, 0, p, 2, lk_int_row, &cut,
 		    NULL, err) == -1)
 			return (-1);
-		if (cut.i_v == 0)
+		if (!cut.i_found)
 			continue;
 		p[1] = SVI(cut.i_v);
 		if (lk_exec(st, "trim", S_TRIM_JOB, 0, p, 2, NULL, NULL,

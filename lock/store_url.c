@@ -18,20 +18,21 @@
 
 static int	 url_memory(const char *, struct store_url *,
 		    struct store_error *);
+static int	 url_hosts(const char *, const char *, struct store_url *);
 
 /*
  * URLs: "sqlite:PATH" (also "sqlite://PATH") or a bare path;
- * "mysql://[host[:port]]/db" with an optional "?socket=PATH" (also
- * "mariadb://"); "memory:NAME" in test builds.  User names and
- * passwords are refused: they belong in the option file only.
+ * "mysql://[hosts]/db" with an optional "?socket=PATH" (also
+ * "mariadb://"), hosts being one or more "host[:port]" separated by
+ * commas (the servers of one Galera cluster: store.h); "memory:NAME"
+ * in test builds.  User names and passwords are refused: they belong
+ * in the option file only.
  */
 int
 store_url_parse(const char *url, struct store_url *su,
     struct store_error *err)
 {
-	const char	*p, *slash, *q, *colon, *errstr;
-	char		 port[8];
-	size_t		 hl;
+	const char	*p, *slash, *q;
 
 	err = lk_err_init(err);
 	memset(su, 0, sizeof(*su));
@@ -73,19 +74,16 @@ mysql:
 		    "file");
 		goto fail;
 	}
-	hl = slash - p;
-	if ((colon = memchr(p, ':', hl)) != NULL) {
-		if ((size_t)(slash - colon - 1) >= sizeof(port))
-			goto bad;
-		memcpy(port, colon + 1, slash - colon - 1);
-		port[slash - colon - 1] = '\0';
-		su->su_port = strtonum(port, 1, 65535, &errstr);
-		if (errstr != NULL)
-			goto bad;
-		hl = colon - p;
-	}
-	if (hl > 0 && (su->su_host = lk_dupn(p, hl)) == NULL)
+	switch (url_hosts(p, slash, su)) {
+	case -1:
+		goto bad;
+	case -2:
 		goto nomem;
+	case -3:
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store URL "
+		    "\"%s\": more than %d servers", url, STORE_MAXHOSTS);
+		goto fail;
+	}
 	p = slash + 1;
 	q = strchr(p, '?');
 	if ((q == NULL && *p == '\0') || q == p)
@@ -96,20 +94,73 @@ mysql:
 	if (q != NULL) {
 		if (strncmp(q + 1, "socket=", 7) != 0 || q[8] == '\0')
 			goto bad;
+		/* A socket is one server's, on this machine. */
+		if (su->su_nhosts > 1) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store "
+			    "URL \"%s\": a socket names one server, not "
+			    "several", url);
+			goto fail;
+		}
 		if ((su->su_socket = strdup(q + 8)) == NULL)
 			goto nomem;
 	}
 	return (0);
 bad:
 	store_seterr(err, STORE_FATAL, SE_OTHER, 0, "bad store URL \"%s\": "
-	    "expected sqlite:PATH, mysql://HOST[:PORT]/DB or "
-	    "mysql:///DB?socket=PATH", url);
+	    "expected sqlite:PATH, mysql://HOST[:PORT][,HOST[:PORT]...]/DB "
+	    "or mysql:///DB?socket=PATH", url);
 	goto fail;
 nomem:
 	lk_nomem(err);
 fail:
 	store_url_free(su);
 	return (-1);
+}
+
+/*
+ * The servers of a MySQL URL, from p up to end: none (the option file
+ * says), or "host[:port]" items separated by commas, none empty.
+ * Returns 0, -1 when malformed, -2 out of memory, -3 too many.
+ */
+static int
+url_hosts(const char *p, const char *end, struct store_url *su)
+{
+	const char	*comma, *colon, *errstr;
+	char		 port[8];
+	size_t		 hl;
+
+	if (p == end)
+		return (0);
+	for (;;) {
+		if ((comma = memchr(p, ',', end - p)) == NULL)
+			comma = end;
+		if (su->su_nhosts == STORE_MAXHOSTS)
+			return (-3);
+		hl = comma - p;
+		if ((colon = memchr(p, ':', hl)) != NULL) {
+			if ((size_t)(comma - colon - 1) >= sizeof(port))
+				return (-1);
+			memcpy(port, colon + 1, comma - colon - 1);
+			port[comma - colon - 1] = '\0';
+			su->su_ports[su->su_nhosts] = strtonum(port, 1, 65535,
+			    &errstr);
+			if (errstr != NULL)
+				return (-1);
+			hl = colon - p;
+		}
+		if (hl == 0)
+			return (-1);
+		if ((su->su_hosts[su->su_nhosts] = lk_dupn(p, hl)) == NULL)
+			return (-2);
+		su->su_nhosts++;
+		if (comma == end)
+			break;
+		p = comma + 1;
+	}
+	if ((su->su_host = strdup(su->su_hosts[0])) == NULL)
+		return (-2);
+	su->su_port = su->su_ports[0];
+	return (0);
 }
 
 /*
@@ -145,8 +196,12 @@ url_memory(const char *url, struct store_url *su, struct store_error *err)
 void
 store_url_free(struct store_url *su)
 {
+	size_t	 i;
+
 	if (su == NULL)
 		return;
+	for (i = 0; i < su->su_nhosts; i++)
+		free(su->su_hosts[i]);
 	free(su->su_path);
 	free(su->su_host);
 	free(su->su_db);
@@ -180,9 +235,12 @@ lk_url_take(struct store *st, const char *url, struct store_error *err)
 		return (-1);
 	}
 	st->s_path = su.su_path;
-	st->s_host = su.su_host;
-	st->s_port = su.su_port;
 	st->s_db = su.su_db;
 	st->s_socket = su.su_socket;
+	for (st->s_nhosts = 0; st->s_nhosts < su.su_nhosts; st->s_nhosts++) {
+		st->s_hosts[st->s_nhosts] = su.su_hosts[st->s_nhosts];
+		st->s_ports[st->s_nhosts] = su.su_ports[st->s_nhosts];
+	}
+	free(su.su_host);
 	return (0);
 }

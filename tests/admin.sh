@@ -118,7 +118,7 @@ for r in d["running"]:
     assert sorted(r.keys()) == ["attempt", "fire", "fire_ms", "job",
         "node", "pid", "started", "started_ms"], r
 ')" "['node_timeout_ms', 'nodes', 'running', 'store_time', 'store_time_ms']
-['dead', 'heartbeat', 'heartbeat_age_ms', 'heartbeat_ms', 'name', 'running', 'skew_ms', 'started', 'started_ms', 'state']
+['database', 'database_state', 'dead', 'heartbeat', 'heartbeat_age_ms', 'heartbeat_ms', 'name', 'running', 'skew_ms', 'started', 'started_ms', 'state']
 active None True True True True None"
 
 # The jobs' last results and their history hold still from here: the

@@ -24,9 +24,10 @@
 #
 #	single-b K=3, galera1-b K=3, galera3-b K=3
 #
-# and then the ratios Galera / single for the same K.  Fire latency of
-# the daemon on Galera comes with phase B of issue 14 (the store on
-# Galera).  Build first: make tests/integration/sqlrace (or make bench).
+# and then the ratios Galera / single for the same K.  The claims through
+# the store, and the daemons' fire latency, on Galera: README (from
+# tests/integration/galera-storm.sh and galera-daemons.sh).  Build first:
+# make tests/integration/sqlrace (or make bench).
 #
 #	top_builddir=BUILD bench/galera/run.sh [-f fires] [-j jobs] \
 #	    [-F innodb_flush_log_at_trx_commit] [-n repeats]

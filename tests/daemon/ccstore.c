@@ -25,6 +25,11 @@
  *		one line per node that ever beat, by name, with its clock's
  *		offset from the store's as the store measured it (ms):
  *		node skew
+ *	ccstore [-m file] url servers
+ *		one line per node that ever beat, by name, with the
+ *		database server its last heartbeat went through and that
+ *		server's state then (a Galera node's "Synced, primary of 3"):
+ *		node server | state
  *	ccstore [-m file] url outputs
  *		one line per run, oldest first, with the head of its
  *		output (for a failed run, why it did not start) last,
@@ -156,6 +161,13 @@ main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			printf("%s %lld\n", nodes[i].n_name,
 			    (long long)nodes[i].n_skew);
+		store_nodes_free(nodes, n);
+	} else if (strcmp(argv[1], "servers") == 0 && argc == 2) {
+		if (store_nodes_list(st, &nodes, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++)
+			printf("%s %s | %s\n", nodes[i].n_name,
+			    nodes[i].n_db, nodes[i].n_dbstate);
 		store_nodes_free(nodes, n);
 	} else if (strcmp(argv[1], "outputs") == 0 && argc == 2) {
 		if (store_runs_list(st, NULL, 0, &runs, &n, &se) == -1)

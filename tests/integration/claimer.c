@@ -14,6 +14,18 @@
  *	claimer check URL CNF		read "job fire node" lines; print
  *					those the claims table does not
  *					say that node claimed
+ *	claimer causal URL URL2 CNF ROUNDS
+ *					one node, with a store open
+ *					through each URL (two servers of
+ *					a Galera cluster): it claims a
+ *					fire of the first job registered
+ *					through the first, then asks
+ *					through the second whether the
+ *					fire is its own (what a node does
+ *					for a claim in doubt after moving
+ *					to another server); prints how
+ *					many times the second said no,
+ *					exit 1 if any
  *	claimer hold URL CNF NODE NJOBS ROUNDS
  *					register and let go of jobs at
  *					random, as nodes whose tables
@@ -58,6 +70,7 @@ static void	 claim_one(const char *, time_t);
 static int	 claim(int, int, int, int);
 static int	 check(const char *, const char *);
 static int	 hold(int, int);
+static int	 causal(const char *, const char *, const char *, int);
 
 static void
 usage(void)
@@ -66,7 +79,8 @@ usage(void)
 	    "       claimer claim URL CNF NODE NJOBS FIRST LAST LOG "
 	    "single|batch\n"
 	    "       claimer runs|jobs|check URL CNF\n"
-	    "       claimer hold URL CNF NODE NJOBS ROUNDS\n");
+	    "       claimer hold URL CNF NODE NJOBS ROUNDS\n"
+	    "       claimer causal URL URL2 CNF ROUNDS\n");
 	exit(2);
 }
 
@@ -325,6 +339,47 @@ hold(int njobs, int rounds)
 	return (bad);
 }
 
+/*
+ * A claim through one server, then the same node's check of it through
+ * another: the claims row was committed cluster-wide before the check
+ * began, so a causal read must see it.
+ */
+static int
+causal(const char *url, const char *url2, const char *cnf, int rounds)
+{
+	struct store_error	 err;
+	struct store		*st2;
+	char			 id[40];
+	time_t			 fire;
+	int			 k, won, no = 0;
+
+	node = "causal";
+	open_store(url2, cnf, node);
+	st2 = st;
+	open_store(url, cnf, node);
+	job_id(id, sizeof(id), 0);
+	/* Fires after any other test's (claim's FIRST..LAST). */
+	for (k = 1; k <= rounds; k++) {
+		fire = BASE + 60 * (time_t)(100000 + k);
+		if (store_claim(st, id, fire, &won, &err) == -1 || !won) {
+			fprintf(stderr, "claimer: fire %d not won: %s\n", k,
+			    err.se_msg);
+			exit(1);
+		}
+		if (store_claim_check(st2, id, fire, &won, &err) == -1) {
+			fprintf(stderr, "claimer: check of fire %d: %s\n", k,
+			    err.se_msg);
+			exit(1);
+		}
+		if (!won)
+			no++;
+	}
+	store_close(st2);
+	printf("%d of %d claims not seen through the other server\n", no,
+	    rounds);
+	return (no == 0 ? 0 : 1);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -406,6 +461,11 @@ main(int argc, char *argv[])
 		store_jobs_free(jobs, n);
 	} else if (strcmp(argv[1], "check") == 0) {
 		rc = check(argv[2], argv[3]);
+	} else if (strcmp(argv[1], "causal") == 0 && argc == 6) {
+		first = strtonum(argv[5], 1, 1000000, &errstr);
+		if (errstr != NULL)
+			usage();
+		rc = causal(argv[2], argv[3], argv[4], first);
 	} else if (strcmp(argv[1], "hold") == 0 && argc == 7) {
 		node = argv[4];
 		njobs = strtonum(argv[5], 1, 1000, &errstr);

@@ -20,6 +20,12 @@
 #     replica gone) is "primary+semisync-off";
 #   - SHOW SLAVE HOSTS needs REPLICATION MASTER ADMIN (1227 without).
 # And a Galera node is "galera".
+# The store itself (tests/integration/claimer opening it) draws the same
+# line: it opens on a server alone, a primary with semi-synchronous
+# replication AFTER_SYNC in force and a Galera node; it refuses, with
+# one line naming what is wrong and the safe set-ups, a primary with
+# asynchronous replicas, a replica, a read-only server and semi-sync
+# AFTER_COMMIT; semi-sync fallen back is a server not to be used now.
 
 . "${top_srcdir:-.}/tests/lib/galera.sh"
 SQLRACE=${top_builddir:-.}/tests/integration/sqlrace
@@ -52,6 +58,38 @@ line()
 	    gal_fail "$1: $2: $(sed -n "s/^$2: //p" "$T/$1")"
 }
 
+CLAIMER=${top_builddir:-.}/tests/integration/claimer
+# opens NODE: the store opens on NODE.
+opens()
+{
+	eval "_u=\$GAL_URL_$1 _c=\$GAL_CNF_$1"
+	"$CLAIMER" jobs "$_u" "$_c" >"$T/store.out" 2>&1 ||
+	    gal_fail "the store does not open on $1: $(cat "$T/store.out")"
+	echo "store on $1: opened"
+}
+# refused NODE PATTERN...: it does not, one line saying each PATTERN
+# (tests/daemon/ccstore opens the store once: the claimer would wait for
+# a server not fit now to become fit).
+CCSTORE=${top_builddir:-.}/tests/daemon/ccstore
+refused()
+{
+	eval "_u=\$GAL_URL_$1 _c=\$GAL_CNF_$1"
+	_n=$1
+	shift
+	if "$CCSTORE" -m "$_c" "$_u" nodes >"$T/store.out" 2>&1; then
+		gal_fail "the store opened on $_n"
+	fi
+	echo "store on $_n: $(cat "$T/store.out")"
+	[ "$(wc -l <"$T/store.out")" -eq 1 ] ||
+	    gal_fail "store on $_n: not one line"
+	for _p in "$@"; do
+		grep -q -- "$_p" "$T/store.out" ||
+		    gal_fail "store on $_n: does not say '$_p'"
+	done
+}
+SAFE="point the store at one primary, a Galera cluster, or a primary"
+SAFE="$SAFE with semi-synchronous replication waiting AFTER_SYNC"
+
 slave_status()
 {
 	"$MDB_CLIENT" --no-defaults --socket="$GAL_SOCK_p2" -uroot -E \
@@ -66,6 +104,7 @@ replicating()
 
 probe p1 alone-1
 class alone-1 single
+opens p1
 probe p2 alone-2
 class alone-2 single
 line alone-2 'show slave status' 'error 1227 .*SLAVE MONITOR'
@@ -86,8 +125,10 @@ gal_wait eval '[ "$(gal_sql p2 "SELECT COUNT(*) FROM t")" = 1 ]' ||
     gal_fail "the write did not reach the replica"
 probe p1 async-primary
 class async-primary primary+async
+refused p1 "has asynchronous replicas" "$SAFE"
 probe p2 async-replica
 class async-replica replica
+refused p2 "is a replica" "$SAFE"
 line async-replica 'replication status' 'SLAVES_RUNNING VARIABLE_VALUE=1'
 
 # Its threads stopped, read_only off: it looks alone to the store's user;
@@ -104,6 +145,7 @@ gal_root p2 "REVOKE SLAVE MONITOR ON *.* FROM 'cctest'@'localhost';
     SET GLOBAL read_only = 1" || gal_fail "read_only"
 probe p2 read-only
 class read-only replica
+refused p2 "is read-only" "$SAFE"
 gal_root p2 "SET GLOBAL read_only = 0; START SLAVE" || gal_fail "START SLAVE"
 gal_wait replicating || gal_fail "p2 does not replicate p1 again"
 
@@ -131,9 +173,11 @@ gal_wait ss_on || gal_fail "semi-sync does not come on"
 gal_sql p1 "INSERT INTO t VALUES (2)" || gal_fail "write"
 probe p1 semisync
 class semisync primary+semisync-after-sync
+opens p1
 gal_root p1 "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_COMMIT"
 probe p1 semisync-after-commit
 class semisync-after-commit primary+async
+refused p1 "waiting AFTER_COMMIT" "$SAFE"
 gal_root p1 "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC"
 # The replica's receiver stops: the next commit waits out the timeout
 # and semi-sync falls back to asynchronous, silently for the client.
@@ -146,8 +190,10 @@ probe p1 semisync-fallen-back
 line semisync-fallen-back 'replication status' \
     'RPL_SEMI_SYNC_MASTER_STATUS VARIABLE_VALUE=OFF'
 class semisync-fallen-back primary+semisync-off
+refused p1 "semi-synchronous replication fell back"
 
 gal_bootstrap
 probe 1 galera
 class galera galera
+opens 1
 exit 0

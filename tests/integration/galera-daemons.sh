@@ -1,0 +1,209 @@
+#!/bin/sh
+# Copyright (c) 2026 The clustercron authors
+# ISC licence: see LICENSE.
+#
+# galera-daemons.sh: three clustercron daemons on a private three-node
+# Galera cluster (tests/lib/galera.sh), each pointed at its own database
+# node first and at the two others after it (a store URL of three
+# servers), running every-second cluster jobs.  One database node is
+# killed with -9 and rejoins by IST; the one d3 is on then is frozen
+# with SIGSTOP past the group's timeout, then resumed; the one d1 is on
+# then is desynced.  The daemon whose database node went moves on to
+# another within seconds (its heartbeat goes through another, and it
+# claims fires again), and every fire runs once: no fire twice in the
+# jobs' files nor in the runs table, none missed, and every run has its
+# claims row naming the node that ran it (read through
+# tests/daemon/ccstore, as the cluster tests do).
+
+. "$top_srcdir/tests/daemon/lib.sh"
+rm -rf "$T"
+. "$top_srcdir/tests/lib/galera.sh"
+DMN_FLAGS="-L 31"
+
+gal_init
+# The daemons go first, then the cluster (gal_cleanup exits).
+both_cleanup()
+{
+	_rc0=$?
+	for _n in $DAEMONS; do
+		[ -f "$T/$_n/pid" ] && kill -9 "$(cat "$T/$_n/pid")" 2>/dev/null
+	done
+	for _n in $DAEMONS; do
+		if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+		    "$T/$_n.log" 2>/dev/null; then
+			echo "FAIL: sanitizer report in $_n's log"
+			[ $_rc0 -eq 0 ] && _rc0=1
+		fi
+	done
+	(exit $_rc0)
+	gal_cleanup
+}
+trap both_cleanup EXIT
+gal_cluster
+echo "cluster formed in $GAL_FORMED ms"
+
+# The daemons are d1, d2 and d3 ($T/nN is database node N's), daemon
+# dN's URL names database node N first, then the others.
+url_of()
+{
+	eval "_a=127.0.0.1:\$GAL_PORT_$1"
+	_u=$_a
+	for _k in 1 2 3; do
+		[ "$_k" = "$1" ] && continue
+		eval "_u=\"\$_u,127.0.0.1:\$GAL_PORT_$_k\""
+	done
+	echo "mysql://$_u/cctest"
+}
+MYSQL_FILE=$GAL_CNF
+O=$T/jobs
+mkdir -p "$O"
+chmod 777 "$O"
+# node-timeout above what a heartbeat may wait: the writes of the whole
+# cluster stall while it drops a node (about 3.5 s with this harness's
+# group timeouts) and a daemon on a frozen node waits out its read
+# timeout (8 s with several servers) before moving on.
+for i in 1 2 3; do
+	STORE=$(url_of $i)
+	dmn_setup d$i <<EOF
+heartbeat-interval = 1s
+node-timeout = 12s
+store-retry-interval = 1s
+claim-defer-ms = 100
+EOF
+	cat >"$T/d$i/crontab" <<EOF
+CLUSTERCRON_SECONDS=yes
+MAILTO=""
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$(date +\%s\%3N)" >>$O/a
+* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$(date +\%s\%3N)" >>$O/b
+EOF
+done
+STORE=$(url_of 1)
+for i in 1 2 3; do
+	dmn_start d$i
+done
+wait_for 30 at_least 4 "$O/a" || fail "too few fires on a healthy cluster"
+
+# Each daemon's heartbeat went through its own database node.
+on_node() { ccs servers | grep -q "^$1 127.0.0.1:$2 (node$3) | Synced"; }
+for i in 1 2 3; do
+	eval "p=\$GAL_PORT_$i"
+	wait_for 10 on_node d$i "$p" $i ||
+	    fail "d$i is not on database node $i: $(ccs servers | tr '\n' ';')"
+done
+# clustercron status shows it too.
+run "$CLUSTERCRON" status -c "$T/d1/clustercron.conf"
+for i in 1 2 3; do
+	eval "p=\$GAL_PORT_$i"
+	contains "status: d$i on database node $i" "$out" \
+	    "^d$i .* 127\.0\.0\.1:$p \(node$i\), Synced, primary of 3\$"
+done
+
+healthy_end=$(date +%s)
+
+# kill -9 of database node 2: d2 goes on through another node (its
+# heartbeat names another, and it wins fires again).
+off_node() { ccs servers | grep "^$1 127.0.0.1:" | grep -vq "(node$2)"; }
+f=$(last_claim d2)
+t0=$(gal_now)
+gal_kill 2
+wait_for 30 off_node d2 2 ||
+    fail "d2's heartbeat still names node 2: $(ccs servers | grep '^d2 ')"
+echo "d2 beat through another node $(($(gal_now) - t0)) ms after database node 2 died"
+wait_for 30 claims_after d2 "$f" || fail "d2 did not claim again after node 2 died"
+echo "d2 won a fire again $(($(gal_now) - t0)) ms after database node 2 died"
+gal_size 1 2
+gal_rejoin 2
+echo "node 2 back by IST in $GAL_TOOK ms"
+
+# The database node a daemon's last heartbeat went through: a daemon
+# may have moved on already (a view change of the cluster is a moment
+# when its node is not Synced), so each fault below hits the node the
+# daemon is on now.
+node_of() { ccs servers | sed -n "s/^$1 .*(node\([0-9]\)) |.*/\1/p"; }
+
+# SIGSTOP of d3's database node past the group's timeout: d3 moves on
+# once its read times out (8 s); the others stall while it is dropped.
+z=$(node_of d3)
+[ -n "$z" ] || fail "d3's database node unknown: $(ccs servers | tr '\n' ';')"
+f=$(last_claim d3)
+t0=$(gal_now)
+gal_pause "$z"
+wait_for 30 off_node d3 "$z" ||
+    fail "d3's heartbeat still names node $z: $(ccs servers | grep '^d3 ')"
+echo "d3 beat through another node $(($(gal_now) - t0)) ms after database node $z froze"
+wait_for 30 claims_after d3 "$f" || fail "d3 did not claim again while node $z froze"
+echo "d3 won a fire again $(($(gal_now) - t0)) ms after database node $z froze"
+[ "$z" = 1 ] && w=2 || w=1
+gal_size $w 2
+c=$(count_lines "$O/a")
+wait_for 20 at_least $((c + 3)) "$O/a" || fail "fires stopped while node $z froze"
+gal_resume "$z"
+gal_together
+echo "node $z back in the cluster $(($(gal_now) - t0)) ms after it froze"
+c=$(count_lines "$O/a")
+wait_for 20 at_least $((c + 3)) "$O/a" || fail "fires stopped after node $z came back"
+
+# d1's database node desynced (as a donor of a state transfer is): d1
+# leaves it at its next look at its server (every 5 s of use).
+z=$(node_of d1)
+[ -n "$z" ] || fail "d1's database node unknown: $(ccs servers | tr '\n' ';')"
+t0=$(gal_now)
+gal_root "$z" "SET GLOBAL wsrep_desync = ON" || fail "cannot desync node $z"
+wait_for 20 off_node d1 "$z" ||
+    fail "d1's heartbeat still names node $z: $(ccs servers | grep '^d1 ')"
+echo "d1 beat through another node $(($(gal_now) - t0)) ms after database node $z was desynced"
+gal_root "$z" "SET GLOBAL wsrep_desync = OFF" || fail "cannot resync node $z"
+for i in 1 2 3; do
+	dmn_stop d$i
+done
+gal_together
+
+# Exactly once: no fire twice in the files or the runs table; every run
+# is its claim's winner's.
+for f in a b; do
+	same "$f: no fire twice" "$(dups_of "$O/$f")" ""
+done
+r=$(run_rows)
+same "runs: no fire started twice" \
+    "$(echo "$r" | awk '$3 >= 1 { print $1, $2 }' | sort | uniq -d)" ""
+runs_n=$(echo "$r" | awk 'NF && $3 >= 1' | wc -l)
+files_n=$(($(count_lines "$O/a") + $(count_lines "$O/b")))
+same "runs: one per line written by the jobs" "$runs_n" "$files_n"
+claim_rows | awk '{ print $1, $2, $3 }' | sort >"$T/claims"
+same "runs: each run's node holds its claim" \
+    "$(echo "$r" | awk 'NF && $3 >= 1 { print $1, $2, $4 }' | sort |
+    comm -23 - "$T/claims")" ""
+# And every fire from the first to the last ran: the cluster always had
+# a primary component, and a claim delayed by the stall or a failover
+# still runs late.
+for f in a b; do
+	from=$(fires_of "$O/$f" | head -n 1)
+	to=$(fires_of "$O/$f" | tail -n 1)
+	echo "$f: $(count_lines "$O/$f") fires from $from to $to;" \
+	    "by node: $(cut -d' ' -f2 "$O/$f" | sort | uniq -c | tr -s ' \n' ' ')"
+	same "$f: no fire missed" "$(fires_of "$O/$f" | gaps_in 1 "$from" "$to")" ""
+done
+# A fire's latency, from its instant to its command's start (the
+# claim-defer-ms of 100 included): before the faults, and over the run.
+latency()
+{
+	cut -d' ' -f1 "$O/$1" | iso_epochs >"$T/fires.$1"
+	cut -d' ' -f3 "$O/$1" | paste -d' ' "$T/fires.$1" - |
+	    awk -v from="${2:-0}" -v to="${3:-9999999999}" \
+	    '$1 >= from && $1 <= to { print $2 - $1 * 1000 }' | sort -n |
+	    awk '{ v[NR] = $1 }
+		END {
+			if (NR == 0)
+				exit
+			m = int(NR * 0.5) + 1
+			q = int(NR * 0.99) + 1
+			if (q > NR)
+				q = NR
+			printf "p50 %d ms, p99 %d ms, max %d ms (%d fires)",
+			    v[m], v[q], v[NR], NR
+		}'
+}
+echo "fire latency before the faults: $(latency a 0 "$healthy_end")"
+echo "fire latency over the run: $(latency a)"
+echo "took $(elapsed)"
+finish
