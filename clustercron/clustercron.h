@@ -80,6 +80,7 @@ struct dconf {
 	char		*c_metrics_file; /* NULL for none */
 	int		 c_load_spreading; /* busy nodes yield */
 	char		*c_log_file;	/* NULL: syslog or stderr */
+	char		*c_pam_service;	/* the jobs' PAM service, or NULL */
 };
 
 /*

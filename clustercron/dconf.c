@@ -32,7 +32,7 @@ enum {
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
-	K_SPREADING, K_COPIES, K_LOG_FILE, K_COUNT
+	K_SPREADING, K_COPIES, K_LOG_FILE, K_PAM, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -84,6 +84,8 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_COPIES] = { "ctab-copy-dir", CONF_STRING, 0, 0, 0, NULL },
 	/* The daemon's log instead of syslog or standard error. */
 	[K_LOG_FILE] = { "log-file", CONF_STRING, 0, 0, 0, NULL },
+	/* The PAM stack each job passes, as cron's /etc/pam.d/cron. */
+	[K_PAM] = { "pam-service", CONF_STRING, 0, 0, 0, "clustercron" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -224,6 +226,22 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		free(c->c_log_file);
 		c->c_log_file = NULL;
 	}
+	/*
+	 * Empty: no PAM.  A build without PAM runs its jobs without it,
+	 * and refuses to be told otherwise.
+	 */
+	conf_take(cf, K_PAM, &c->c_pam_service, NULL);
+#ifndef HAVE_PAM
+	if (conf_isset(cf, K_PAM) && *c->c_pam_service != '\0')
+		errx(1, "%s: pam-service: this clustercron was built without "
+		    "PAM; set it empty, or build with PAM (libpam0g-dev)",
+		    c->c_file != NULL ? c->c_file : "configuration");
+	*c->c_pam_service = '\0';
+#endif
+	if (*c->c_pam_service == '\0') {
+		free(c->c_pam_service);
+		c->c_pam_service = NULL;
+	}
 	conf_free(cf);
 }
 
@@ -250,5 +268,6 @@ dconf_free(struct dconf *c)
 	free(c->c_deny);
 	free(c->c_metrics_file);
 	free(c->c_log_file);
+	free(c->c_pam_service);
 	memset(c, 0, sizeof(*c));
 }

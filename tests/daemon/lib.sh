@@ -104,7 +104,7 @@ n=\$(ls "$T" | grep -c '^mail\.[0-9]*$')
 cat >"$T/mail.tmp.\$\$" && mv "$T/mail.tmp.\$\$" "$T/mail.\$n"
 EOS
 	chmod 755 "$T/sendmail"
-	chmod 755 "$T"
+	chmod 711 "$T"
 }
 
 dmn_setup()
