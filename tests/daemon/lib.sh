@@ -18,7 +18,8 @@
 #
 # DMN_DEBUG set adds -d to every daemon's flags: the FIRE lines of each
 # fire's transitions (clustercron(8)) land in its log, to read a failure
-# from (KEEP_TMP set keeps $T).
+# from (KEEP_TMP set keeps $T).  A test that asserts what -d or -x adds
+# to the log empties it (flags.sh).
 #
 #	dmn_setup NAME		make $T/NAME/ with crontab, cron.d, spool and
 #				clustercron.conf (extra keys on stdin); ctab's
