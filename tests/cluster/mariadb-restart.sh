@@ -126,21 +126,49 @@ same "skip: no fire of the outage ran" \
     "$(echo "$r" | window "$skip_id" | awk '$3 >= 1')" ""
 contains "skip: the outage's fires noted missed" \
     "$(echo "$r" | window "$skip_id")" " missed "
-# The catch-up runs, as the nodes logged them: fires after the kill
-# claimed "catching up" (only the catchup job's dropped fires are run
-# so; a fire in flight at the kill is before it).  The one catch-up is
-# of the latest fire a node dropped, which may be one due after the
-# restart, before that node noticed the store was back.
-caught=$(cat "$T"/n?.log | sed -n \
-    's/.*CLAIMED (n[123] \([0-9T:Z-]*\) catching up; .*/\1/p' |
-    iso_epochs | awk -v a="$kill_s" '$1 > a + 1')
-echo "catch-up runs: $caught"
-same "catchup: caught up" "$([ -n "$caught" ] && echo yes || echo no)" yes
-same "catchup: one catch-up run for the outage" \
-    "$(echo "$caught" | grep -c .)" 1
-same "catchup: the catch-up run is in the runs table" \
-    "$(echo "$r" | awk -v j="$catch_id" -v f="$caught" \
-    '$1 == j && $2 == f && $3 >= 1 { print $5 }')" finished
+same "catchup: no fire of the outage ran" \
+    "$(echo "$r" | window "$catch_id" | awk '$3 >= 1')" ""
+contains "catchup: the outage's fires noted missed" \
+    "$(echo "$r" | window "$catch_id")" " missed "
+# The catch-up runs, as the nodes logged them.  Each node that comes
+# back settles the fires it dropped in its misfire pass, before any new
+# claim: of those nobody else has claimed, the latest is claimed
+# "catching up" and run, the others noted missed.  So a node's CLAIMED
+# lines of the catchup job from its STORE BACK to its first claim that
+# is not a catch-up hold one catch-up at most; a fire in flight at the
+# kill, settled there too (and logged so), is before the kill's second
+# of margin.  The nodes come back one after the other (seconds apart
+# on a loaded machine), and the latest fire a late node dropped can be
+# one due after another node resumed, which that node has not claimed
+# yet: the late node then runs it, once, as its catch-up.  So there is
+# one catch-up a node at most, and each is a fire no other node ran.
+settled()
+{
+	awk -v id="$catch_id" '
+	    /STORE DOWN/ { down = 1 }
+	    down && /STORE BACK/ { back = 1 }
+	    !back || !/ CLAIMED \(/ || / NOT CLAIMED / { next }
+	    !/ catching up; / { exit }
+	    index($0, "; " id ": ") {
+		sub(/.* CLAIMED \(n[0-9]+ /, "")
+		sub(/ .*/, "")
+		print
+	    }' "$T/$1.log" | iso_epochs | awk -v a="$kill_s" '$1 > a + 1'
+}
+caught=
+for n in $nodes; do
+	c=$(settled $n)
+	echo "$n: catch-up runs: $(echo $c)"
+	same "catchup: $n caught up once at most" \
+	    "$([ "$(echo "$c" | grep -c .)" -le 1 ] && echo yes)" yes
+	caught="$caught $c"
+done
+same "catchup: caught up" "$([ -n "$(echo $caught)" ] && echo yes)" yes
+for f in $caught; do
+	same "catchup: the catch-up run of $f is in the runs table" \
+	    "$(echo "$r" | awk -v j="$catch_id" -v f="$f" \
+	    '$1 == j && $2 == f && $3 >= 1 { print $5 }')" finished
+done
 contains "catchup: logged" "$(cat "$T"/n?.log)" 'CLAIMED \(n[123] .*catching up'
 same "catchup: the file has as many runs as the table" \
     "$(count_lines "$O/catchup")" \

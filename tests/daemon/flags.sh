@@ -15,6 +15,9 @@
 # off, -N names the node.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+# It shows what -x adds to the log against a daemon without it: not
+# with DMN_DEBUG's -d on every daemon.
+DMN_DEBUG=
 
 O=$T/jobs
 mkdir -p "$O"

@@ -16,6 +16,11 @@
 # /dev/null once it is ready and sanitizer reports go there.  Either
 # way a sanitizer report in a daemon's log fails the test.
 #
+# DMN_DEBUG set adds -d to every daemon's flags: the FIRE lines of each
+# fire's transitions (clustercron(8)) land in its log, to read a failure
+# from (KEEP_TMP set keeps $T).  A test that asserts what -d or -x adds
+# to the log empties it (flags.sh).
+#
 #	dmn_setup NAME		make $T/NAME/ with crontab, cron.d, spool and
 #				clustercron.conf (extra keys on stdin); ctab's
 #				socket and copies are under it too
@@ -176,6 +181,7 @@ dmn_start()
 	_bin=$CLUSTERCRON
 	[ -n "${CLUSTERCRON_TEST_FAULTS:-}" ] && _bin=$CLUSTERCRON_TESTBIN
 	_bin=${DMN_BIN:-$_bin}
+	[ -n "${DMN_DEBUG:-}" ] && set -- -d "$@"
 	if [ "$DMN_MODE" = foreground ]; then
 		"$_bin" -f ${DMN_FLAGS:-} -c "$T/$_n/clustercron.conf" \
 		    "$@" >>"$T/$_n.log" 2>&1 &
