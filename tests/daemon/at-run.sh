@@ -71,6 +71,28 @@ as_user() {
 at_state() { "$T/bin/atq" -a "$1" | awk '{ print $(NF - 1) }'; }
 # at_runs N [COND]: the job's runs (run_rows), attempts in order.
 at_runs() { run_rows "job == \"at:$1\"${2:+ && ($2)}" | sort -k3n; }
+CONF=$T/n1/clustercron.conf
+# jobs_at ID KEY: a member of job ID in clustercron jobs --json.
+jobs_at() {
+	"$CLUSTERCRON" jobs -c "$CONF" --json | python3 -c '
+import json, sys
+for j in json.load(sys.stdin):
+    if j["id"] == sys.argv[1]:
+        v = j
+        for k in sys.argv[2].split("."):
+            v = v[k]
+        print(v)' "$@"
+}
+# hist_at ID: the attempts of ID in clustercron history --json, one a
+# line: attempt owner job_state gone command.
+hist_at() {
+	"$CLUSTERCRON" history -c "$CONF" --json "$1" | python3 -c '
+import json, sys
+for r in sorted(json.load(sys.stdin), key=lambda r: r["attempt"]):
+    print(r["attempt"], r["owner"], r["job_state"], r["gone"], r["command"])'
+}
+# jobs_row ID: the job's line in clustercron jobs (escaped for people).
+jobs_row() { "$CLUSTERCRON" jobs -c "$CONF" | grep "^$1 "; }
 
 # Once, as its owner, where and with what it was submitted.
 echo 'echo "$(id -un) $(pwd) $FOO $(umask) $CLUSTERCRON_JOB_ID" >out1' \
@@ -88,6 +110,18 @@ same "one run of at:1, finished, exit 0, with a pid" \
     "$(at_runs 1 | awk '{ print $3, $4, $5, ($6 > 0) }')" "1 n1 finished 1"
 contains "clustercron history shows it" \
     "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf")" "^at:1 "
+# What the admin verbs say of it: owner, state, commands.
+same "jobs --json: at:1 done, its owner, its command, its run" \
+    "$(jobs_at at:1 kind; jobs_at at:1 state; jobs_at at:1 owner;
+    jobs_at at:1 command; jobs_at at:1 attempts; jobs_at at:1 last_run.exit)" \
+    "$(printf 'at\ndone\n%s\n%s\n1\n0' "$U" "$(cat "$T/job1")")"
+contains "jobs: at:1 done, its owner and its command" "$(jobs_row at:1)" \
+    "^at:1 +- +$U +cluster +at [0-9-]+ [0-9:]+ +- +- +- .* n1 +done: exit 0 \(1 attempt\) +echo \"\\\$\(id -un\)"
+same "history --json at:1: owner, state, command" "$(hist_at at:1)" \
+    "1 $U done False $(cat "$T/job1")"
+contains "history: at:1 with its owner, result and command" \
+    "$("$CLUSTERCRON" history -c "$CONF")" \
+    "^at:1 +$U +n1 .* finished +exit 0; done +echo \"\\\$\(id -un\)"
 contains "the log says CMD" "$(cat "$T/n1.log")" \
     "\\($U\\) CMD \\(n1 .* at job 1, attempt 1; at:1\\)"
 
@@ -115,6 +149,17 @@ echo "from each end to the next start: $gaps ms"
     fail "the second retry came $2 ms after the second, not after 2 s"
 contains "the failure logged" "$(cat "$T/n1.log")" \
     "AT FAILED \\(n1 .* at job 2, after 3 attempts; at:2\\)"
+same "jobs --json: at:2 failed after 3 attempts" \
+    "$(jobs_at at:2 state) $(jobs_at at:2 attempts) $(jobs_at at:2 retries)" \
+    "failed 3 2"
+contains "jobs: at:2 failed, exit 3" "$(jobs_row at:2)" \
+    " n1 +failed: exit 3 \(3 attempts\) +echo try >>tries; exit 3$"
+same "history --json at:2: each attempt with the job's owner and state" \
+    "$(hist_at at:2)" "$(for a in 1 2 3; do
+	echo "$a $U failed False echo try >>tries; exit 3"; done)"
+same "history: what followed each attempt" \
+    "$("$CLUSTERCRON" history -c "$CONF" at:2 | grep -o 'exit 3; [a-z]*')" \
+    "$(printf 'exit 3; failed\nexit 3; retried\nexit 3; retried')"
 contains "clustercron history at:2: its attempts alone" \
     "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf" at:2 |
     awk 'NR > 1 { print $1 }' | sort | uniq -c | tr -s ' ')" "^ ?3 at:2$"
@@ -143,6 +188,9 @@ wait_for 20 test -s "$T/wd/lost-mark" || fail "job 4 did not start"
 wait_for 20 test -s "$T/wd/lost-rerun" || fail "job 5 did not start"
 running45() { [ "$(run_rows '(job == "at:4" || job == "at:5") && pid > 0 && state == "running"' | wc -l)" -eq 2 ]; }
 wait_for 10 running45 || fail "jobs 4 and 5 are not recorded running"
+same "jobs --json: at:4 and at:5 running" \
+    "$(jobs_at at:4 state) $(jobs_at at:5 state)" "running running"
+contains "jobs: at:4 running" "$(jobs_row at:4)" " n1 +running \(attempt 1\) "
 dmn_crash n1
 DMN_BIN=$T/dmn-wrap dmn_restart n1
 failed4() { [ "$(at_state 4)" = failed ]; }
@@ -174,5 +222,43 @@ contains "CATCH-UP logged with the delay" "$(cat "$T/n1.log")" \
     "CATCH-UP \\(n1 .* at job 6, [0-9]+ s late: due while no node ran; at:6\\)"
 same "the history's start is that late" \
     "$(at_runs 6 | awk -v due="$due" '{ print ($7 / 1000 - due >= 3) }')" 1
+
+# Retrying: a failure with its retry an hour away; then cancelled.
+as_user "echo 'exit 4' | at -R 1 -B 1h now" 2>/dev/null
+retrying7() { [ "$(jobs_at at:7 state)" = retrying ]; }
+wait_for 20 retrying7 || fail "job 7 is not retrying: $(jobs_row at:7)"
+next7=$(jobs_at at:7 next_ms)
+[ "$next7" -gt $(( ($(date +%s) + 3500) * 1000 )) ] ||
+    fail "job 7's next attempt is not an hour away: $next7"
+contains "jobs: at:7 retrying, its next attempt, exit 4" "$(jobs_row at:7)" \
+    "^at:7 .* [0-9-]+ [0-9:]+ +- +[0-9-]+ [0-9:]+ +n1 +retrying: exit 4 \(1 attempt\) +exit 4$"
+contains "history: at:7 exit 4; retrying" \
+    "$("$CLUSTERCRON" history -c "$CONF" at:7)" " exit 4; retrying +exit 4"
+as_user "atrm 7"
+same "jobs --json: at:7 cancelled" "$(jobs_at at:7 state)" cancelled
+same "history --json: at:7's attempt, the job cancelled" \
+    "$(hist_at at:7)" "1 $U cancelled False exit 4"
+
+# Waiting, under a key, its commands holding what must not reach a
+# terminal as it is (ESC, U+202E, U+0085) on several lines; cancelled.
+BAD=$(printf 'echo A\033[31mB\342\200\256C\302\205D')
+printf '#!/bin/sh\n\n  cd /tmp\n%s\n' "$BAD" >"$T/job8"
+chmod 644 "$T/job8"
+as_user "at -k report-8 now + 1 day <$T/job8" 2>/dev/null
+same "jobs --json: at:8 waiting, its key its name, its commands" \
+    "$(jobs_at at:8 state; jobs_at at:8 name; jobs_at at:8 command)" \
+    "$(printf 'waiting\nreport-8\ncd /tmp; %s' "$BAD")"
+row8=$(jobs_row at:8)
+contains "jobs: at:8 waiting, controls escaped" "$row8" \
+    "^at:8 +report-8 +$U .* waiting +cd /tmp; echo A\\\\u001b\[31mB\\\\u202eC\\\\u0085D$"
+same "... none of them as they are" \
+    "$(printf '%s' "$row8" | LC_ALL=C grep -c "$(printf '\033\\|\342\200\256\\|\302\205')")" 0
+same "jobs -u: another owner's, none" \
+    "$("$CLUSTERCRON" jobs -c "$CONF" -u root | grep -c '^at:8 ')" 0
+as_user "atrm 8"
+same "jobs --json: at:8 cancelled" "$(jobs_at at:8 state)" cancelled
+# For the log: the listings as people read them.
+"$CLUSTERCRON" jobs -c "$CONF"
+"$CLUSTERCRON" history -c "$CONF" -n 12
 
 finish
