@@ -632,7 +632,8 @@ flush(struct tick *tk)
 /*
  * Mail as atd sends it: to the owner, the output (or with -m none),
  * under "Subject: Output from your job N" and To, nothing else; the
- * mailer at's own unless sendmail is configured.
+ * mailer atd's, /usr/sbin/sendmail -i, unless sendmail is set to
+ * another than cron's default.
  */
 static void
 mail(struct attempt *t, const struct passwd *pw, const struct outbuf *out,
@@ -647,7 +648,10 @@ mail(struct attempt *t, const struct passwd *pw, const struct outbuf *out,
 	snprintf(subject, sizeof(subject), "Output from your job %8lld",
 	    (long long)t->t_id);
 	memset(&mr, 0, sizeof(mr));
-	mr.mr_sendmail = D.d_conf.c_sendmail;
+	/* atd's mailer (sendmail -i), unless another than cron's is set. */
+	if (D.d_conf.c_sendmail != NULL &&
+	    strcmp(D.d_conf.c_sendmail, MAIL_SENDMAIL) != 0)
+		mr.mr_sendmail = D.d_conf.c_sendmail;
 	mr.mr_to = t->t_owner;
 	mr.mr_user = t->t_owner;
 	mr.mr_cmd = subject;

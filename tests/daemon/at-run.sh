@@ -261,4 +261,33 @@ same "jobs --json: at:8 cancelled" "$(jobs_at at:8 state)" cancelled
 "$CLUSTERCRON" jobs -c "$CONF"
 "$CLUSTERCRON" history -c "$CONF" -n 12
 
+# With sendmail not set, the mailer is atd's: /usr/sbin/sendmail -i and
+# the recipient (a stand-in there, through an overlay in the daemon's
+# namespace), not cron's.
+mkdir -p "$T/sbin.u" "$T/sbin.w"
+cat >"$T/sbin.u/sendmail" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$T/atmail.args"
+cat >"$T/atmail.tmp" && mv "$T/atmail.tmp" "$T/atmail"
+EOF
+chmod 755 "$T/sbin.u/sendmail"
+cat >"$T/dmn-wrap2" <<EOF
+#!/bin/sh
+exec unshare -m --propagation private sh -c '
+mount -t overlay overlay -o lowerdir=$atdir,upperdir=$T/ours.u,workdir=$T/ours.w $atdir &&
+mount -t overlay overlay -o lowerdir=/usr/sbin,upperdir=$T/sbin.u,workdir=$T/sbin.w /usr/sbin &&
+exec "\$0" "\$@"' "$CLUSTERCRON" "\$@"
+EOF
+chmod 755 "$T/dmn-wrap2"
+dmn_stop n1
+sed -i '/^sendmail = /d' "$T/n1/clustercron.conf"
+DMN_BIN=$T/dmn-wrap2 dmn_restart n1
+echo true | "$T/bin/at" -m now 2>"$T/err"
+contains "at -m: job 9" "$(cat "$T/err")" "^job 9 at "
+wait_for 20 test -e "$T/atmail" || fail "no mail through /usr/sbin/sendmail"
+same "... run as atd runs it: sendmail -i root" \
+    "$(cat "$T/atmail.args" 2>/dev/null)" "$(printf -- '-i\nroot')"
+same "... with atd's headers alone" "$(cat "$T/atmail" 2>/dev/null; echo .)" \
+    "$(printf 'Subject: Output from your job        9\nTo: root\n\n.')"
+
 finish
