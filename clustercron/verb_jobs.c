@@ -234,8 +234,7 @@ at_row(struct tbl *t, const struct store_atjob *a, const struct store_run *r)
 	if (a->a_state == AT_RUNNING)
 		tbl_addf(t, "running (attempt %d)", a->a_attempt);
 	else if (r != NULL && a->a_attempt > 0 &&
-	    (a->a_state == AT_RETRYING || a->a_state == AT_DONE ||
-	    a->a_state == AT_FAILED)) {
+	    a->a_state != AT_WAITING) {
 		admin_result(r, res, sizeof(res));
 		tbl_addf(t, "%s: %s (%d attempt%s)",
 		    store_at_state_name(a->a_state), res, a->a_attempt,

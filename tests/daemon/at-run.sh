@@ -236,6 +236,8 @@ contains "history: at:7 exit 4; retrying" \
     "$("$CLUSTERCRON" history -c "$CONF" at:7)" " exit 4; retrying +exit 4"
 as_user "atrm 7"
 same "jobs --json: at:7 cancelled" "$(jobs_at at:7 state)" cancelled
+contains "jobs: at:7 cancelled after its attempt" "$(jobs_row at:7)" \
+    " n1 +cancelled: exit 4 \(1 attempt\) +exit 4$"
 same "history --json: at:7's attempt, the job cancelled" \
     "$(hist_at at:7)" "1 $U cancelled False exit 4"
 
