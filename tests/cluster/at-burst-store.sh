@@ -7,13 +7,15 @@
 # them failing their first attempt.  While they run, one node dies
 # (SIGKILL to the daemon and its jobs) and the store is killed
 # (SIGKILL, no clean shutdown), then started again on the same data.
-# Meanwhile no attempt starts; afterwards every job ends done; no
+# Some attempts end while it is down and retries fall due meanwhile;
+# no attempt starts then; afterwards every job ends done; no
 # attempt runs twice; a job the dead node did not hold runs exactly
 # once (twice when its first attempt fails, the retry no sooner than
 # its back-off after the failure); one it held runs again once on a
 # live node; and every attempt that ran is in clustercron history,
-# with the job's owner, commands and state, none left running.
-# Checked from the jobs' own lines and clustercron history --json.
+# with the job's owner, commands and state, none left running, and
+# clustercron jobs --json counts its attempts.  Checked from the jobs'
+# own lines and clustercron history and jobs --json.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 needs python3
@@ -98,6 +100,25 @@ CTAB_SOCKET=$T/n2/sock "$T/bin/atq" -a >"$T/atq"
 same "every job done" \
     "$(awk -F'\t' '{ print $2 }' "$T/atq" | awk '{ print $(NF - 1) }' |
     sort | uniq -c | tr -s ' ')" " $N done"
+same "jobs --json: every one-shot job done, each attempt counted" \
+    "$("$CLUSTERCRON" jobs -c "$T/n2/clustercron.conf" --json | python3 -c '
+import json, sys
+h = {}
+for r in json.load(open(sys.argv[1])):
+    h[r["job"]] = max(h.get(r["job"], 0), r["attempt"])
+print(sorted(set((j["state"], j["attempts"] == h.get(j["id"]))
+    for j in json.load(sys.stdin) if j["kind"] == "at")))' "$T/hist")" \
+    "[('done', True)]"
+# The outage came while attempts ran: some ended while the store was
+# down (recorded once it was back), and retries were due meanwhile.
+same "attempts ended during the outage, retries after it" \
+    "$(python3 -c '
+import json, sys
+a, b = int(sys.argv[2]) * 1000, int(sys.argv[3]) * 1000
+rs = json.load(open(sys.argv[1]))
+print(any(a < (r["ended_ms"] or 0) < b for r in rs),
+    any(r["attempt"] > 1 and r["started_ms"] > b for r in rs))' \
+    "$T/hist" "$kill_s" "$restart_s")" "True True"
 same "nothing started while the store was down (a second's margin)" \
     "$(awk -v a="$kill_s" -v b="$restart_s" '$4 > a + 1 && $4 < b' \
     "$O/ran")" ""
