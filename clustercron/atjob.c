@@ -311,3 +311,40 @@ at_queue_ok(int c)
 {
 	return (isascii(c) && isalpha(c));
 }
+
+void
+at_summary(const char *cmd, size_t len, char *buf, size_t size)
+{
+	const char	*p, *end, *eol, *s, *e;
+	size_t		 n = 0, k;
+
+	buf[0] = '\0';
+	if (cmd == NULL)
+		return;
+	if ((end = memchr(cmd, '\0', len)) == NULL)
+		end = cmd + len;
+	for (p = cmd; p < end; p = eol + 1) {
+		if ((eol = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			eol = end;
+		for (s = p; s < eol && strchr(" \t\r", *s) != NULL; s++)
+			;
+		for (e = eol; e > s && strchr(" \t\r", e[-1]) != NULL; e--)
+			;
+		if (s == e || *s == '#')
+			continue;
+		if (n > 0) {
+			if (n + 2 >= size)
+				break;
+			memcpy(buf + n, "; ", 2);
+			n += 2;
+		}
+		k = (size_t)(e - s);
+		if (k > size - 1 - n)
+			k = size - 1 - n;
+		memcpy(buf + n, s, k);
+		n += k;
+		buf[n] = '\0';
+		if (n == size - 1)
+			break;
+	}
+}

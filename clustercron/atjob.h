@@ -92,4 +92,14 @@ enum at_next at_after(int, const struct at_backoff *, int, enum at_outcome,
 /* The queue letters at takes: a-z and A-Z ('=' is its running jobs). */
 int	 at_queue_ok(int);
 
+/*
+ * at_summary() writes into buf (size > 0 bytes, always terminated) a
+ * job's commands (len bytes, as stored, or their head) on one line, as
+ * the admin verbs show a job's command: each line stripped of its
+ * leading and trailing blanks, the empty ones and comments ('#')
+ * left out, the others joined by "; "; a NUL byte ends the text.
+ * What does not fit is cut.  The caller escapes it for its output.
+ */
+void	 at_summary(const char *, size_t, char *, size_t);
+
 #endif /* ATJOB_H */

@@ -122,7 +122,7 @@ static void	 finish(struct attempt *, enum at_outcome, int,
 		    const struct outbuf *, struct tick *);
 static void	 on_proc(const struct proc_event *, struct tick *);
 static void	 mail(struct attempt *, const struct passwd *,
-		    const struct outbuf *, int, struct tick *);
+		    const struct outbuf *, struct tick *);
 static void	 attempt_free(struct attempt *);
 
 static struct mtimer	 look_t = MTIMER_INIT(look, NULL);
@@ -562,7 +562,7 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	if (wstatus != STORE_AT_NOSTART && !D.d_output_log &&
 	    (t->t_mail > 0 || (t->t_mail == 0 && out->ob_total > 0)) &&
 	    (pw = getpwnam(t->t_owner)) != NULL)
-		mail(t, pw, out, how != AT_OK, tk);
+		mail(t, pw, out, tk);
 	LIST_REMOVE(t, t_entry);
 	nrunning--;
 	LIST_INSERT_HEAD(&ended, t, t_entry);
@@ -629,26 +629,35 @@ flush(struct tick *tk)
 	return (0);
 }
 
-/* Mail as at sends it: to the owner, the output, or with -m none. */
+/*
+ * Mail as atd sends it: to the owner, the output (or with -m none),
+ * under "Subject: Output from your job N" and To, nothing else; the
+ * mailer atd's, /usr/sbin/sendmail -i, unless sendmail is set to
+ * another than cron's default.
+ */
 static void
 mail(struct attempt *t, const struct passwd *pw, const struct outbuf *out,
-    int failed, struct tick *tk)
+    struct tick *tk)
 {
 	struct mail_req	 mr;
 	char		 subject[96];
 
 	if (D.d_conf.c_sendmail != NULL && *D.d_conf.c_sendmail == '\0')
 		return;
-	snprintf(subject, sizeof(subject), "Output from your job %lld",
+	/* atd's subject: the job number right-aligned in eight columns. */
+	snprintf(subject, sizeof(subject), "Output from your job %8lld",
 	    (long long)t->t_id);
 	memset(&mr, 0, sizeof(mr));
-	mr.mr_sendmail = D.d_conf.c_sendmail;
+	/* atd's mailer (sendmail -i), unless another than cron's is set. */
+	if (D.d_conf.c_sendmail != NULL &&
+	    strcmp(D.d_conf.c_sendmail, MAIL_SENDMAIL) != 0)
+		mr.mr_sendmail = D.d_conf.c_sendmail;
 	mr.mr_to = t->t_owner;
 	mr.mr_user = t->t_owner;
 	mr.mr_cmd = subject;
+	mr.mr_subject = subject;
 	mr.mr_env = t->t_env;
 	mr.mr_pw = pw;
-	mr.mr_failed = failed && D.d_loglevel & LL_FAILED;
 	mr.mr_fqdn = D.d_fqdn;
 	(void)proc_mail(&mr, out, t->t_owner, tk);
 }

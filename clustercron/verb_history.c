@@ -11,6 +11,12 @@
  * A job whose tables are gone from every node has left the store, but
  * its runs stay until they are trimmed, and so does what the job was
  * (store_jobs_gone()): such a job is named and shown as any other.
+ *
+ * The attempts of a one-shot job (at:N) are runs too: they show its
+ * owner, its commands on one line (at_summary()) and, after each
+ * attempt's result, what followed it: "retried" for an earlier one,
+ * the job's state (retrying, done, failed) for its last.  A one-shot
+ * job trimmed before its runs shows as gone.
  */
 
 #include <err.h>
@@ -20,6 +26,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "atjob.h"
 #include "clustercron.h"
 #include "common.h"
 #include "json.h"
@@ -70,6 +77,11 @@ static void	 descs_read(struct admin *, struct descs *,
 static const struct store_job *descs_find(const struct descs *,
 		    const char *);
 static void	 descs_free(struct descs *);
+static int	 at_cmp(const void *, const void *);
+static const struct store_atjob *at_find(const struct store_atjob *,
+		    size_t, const char *);
+static void	 at_follow(const struct store_run *,
+		    const struct store_atjob *, char *, size_t);
 
 static void
 usage(void)
@@ -177,12 +189,68 @@ descs_free(struct descs *d)
 	free(d->d_byid);
 }
 
+static int
+at_cmp(const void *a, const void *b)
+{
+	int64_t	 x = *(const int64_t *)a;
+	int64_t	 y = ((const struct store_atjob *)b)->a_id;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* The one-shot job a run's job names (at:N), from jobs by id; or NULL. */
+static const struct store_atjob *
+at_find(const struct store_atjob *jobs, size_t n, const char *runjob)
+{
+	const char	*errstr;
+	int64_t		 id;
+
+	if (n == 0 || strncmp(runjob, "at:", 3) != 0)
+		return (NULL);
+	id = strtonum(runjob + 3, 1, INT64_MAX, &errstr);
+	if (errstr != NULL)
+		return (NULL);
+	return (bsearch(&id, jobs, n, sizeof(*jobs), at_cmp));
+}
+
+/*
+ * The result of an attempt of a one-shot job, then what followed it:
+ * "exit 3; retried", "exit 0; done", "lost; failed".
+ */
+static void
+at_follow(const struct store_run *r, const struct store_atjob *aj,
+    char *buf, size_t len)
+{
+	const char	*then;
+
+	if (r->r_state == RUN_RUNNING) {
+		strlcpy(buf, "-", len);
+		return;
+	}
+	if (r->r_attempt < aj->a_attempt)
+		then = "retried";
+	else if (aj->a_state == AT_RUNNING)
+		then = NULL;
+	else
+		then = store_at_state_name(aj->a_state);
+	if (r->r_state == RUN_FINISHED)
+		admin_result(r, buf, len);
+	else
+		strlcpy(buf, store_run_state_name(r->r_state), len);
+	if (then != NULL) {
+		strlcat(buf, "; ", len);
+		strlcat(buf, then, len);
+	}
+}
+
 int
 verb_history(int argc, char **argv)
 {
 	struct admin		 a;
 	struct store_error	 se;
 	struct store_job	*jobs = NULL, *gone = NULL;
+	struct store_atjob	*ats = NULL;
+	const struct store_atjob *aj;
 	struct store_run	*runs = NULL, *r;
 	const struct store_job	*j = NULL;
 	struct descs		 d;
@@ -190,7 +258,9 @@ verb_history(int argc, char **argv)
 	struct tbl		 t;
 	const char		*conffile = PATH_CONF, *errstr, *id = NULL;
 	char			 buf[ADMIN_TIMELEN], *line;
-	size_t			 njobs = 0, ngone = 0, nruns = 0, i, len;
+	char			 cmd[STORE_AT_HEADMAX + 1];
+	size_t			 njobs = 0, ngone = 0, nruns = 0, nats = 0, i;
+	size_t			 len;
 	long long		 count = HIST_DEFAULT;
 	int			 ch, json = 0, explicit = 0;
 
@@ -254,6 +324,13 @@ verb_history(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (argc == 0)
 		descs_read(&a, &d, runs, nruns);
+	/* One-shot jobs' attempts: what the store keeps of their jobs. */
+	for (i = 0; i < nruns; i++)
+		if (strncmp(runs[i].r_job, "at:", 3) == 0)
+			break;
+	if (i < nruns && store_at_heads(a.a_st, NULL, 1, &ats, &nats,
+	    &se) == -1)
+		admin_storefail(&a, "listing the one-shot jobs", &se);
 
 	if (json) {
 		json_init(&js, stdout);
@@ -264,22 +341,33 @@ verb_history(int argc, char **argv)
 		r = &runs[i];
 		if (argc == 0)
 			j = descs_find(&d, r->r_job);
+		if ((aj = at_find(ats, nats, r->r_job)) != NULL)
+			at_summary(aj->a_cmd, aj->a_cmdlen, cmd, sizeof(cmd));
 		if (json) {
 			json_begin(&js, '{');
 			admin_json_run(&js, r);
 			json_key(&js, "owner");
-			json_str(&js, j != NULL ? j->j_owner : NULL);
+			json_str(&js, aj != NULL ? aj->a_owner : j != NULL ?
+			    j->j_owner : NULL);
 			json_key(&js, "name");
-			json_str(&js, j != NULL ? admin_job_name(j) : NULL);
+			json_str(&js, aj != NULL ? (*aj->a_key != '\0' ?
+			    aj->a_key : NULL) : j != NULL ? admin_job_name(j) :
+			    NULL);
 			json_key(&js, "command");
-			json_str(&js, j != NULL ? j->j_cmd : NULL);
+			json_str(&js, aj != NULL ? cmd : j != NULL ? j->j_cmd :
+			    NULL);
 			json_key(&js, "gone");
-			json_bool(&js, j == NULL || j->j_gone != 0);
+			json_bool(&js, aj == NULL && (j == NULL ||
+			    j->j_gone != 0));
+			json_key(&js, "job_state");
+			json_str(&js, aj != NULL ?
+			    store_at_state_name(aj->a_state) : NULL);
 			json_end(&js, '}');
 			continue;
 		}
 		tbl_addf(&t, "%.*s", ADMIN_SHORTID, r->r_job);
-		tbl_add(&t, j != NULL ? j->j_owner : NULL);
+		tbl_add(&t, aj != NULL ? aj->a_owner : j != NULL ? j->j_owner :
+		    NULL);
 		tbl_add(&t, r->r_node);
 		admin_local((int64_t)r->r_fire * 1000, buf, sizeof(buf));
 		tbl_add(&t, buf);
@@ -294,12 +382,14 @@ verb_history(int argc, char **argv)
 			strlcpy(buf, "-", sizeof(buf));
 		tbl_add(&t, buf);
 		tbl_add(&t, store_run_state_name(r->r_state));
-		if (r->r_state == RUN_FINISHED)
+		if (aj != NULL)
+			at_follow(r, aj, buf, sizeof(buf));
+		else if (r->r_state == RUN_FINISHED)
 			admin_result(r, buf, sizeof(buf));
 		else
 			strlcpy(buf, "-", sizeof(buf));
 		tbl_add(&t, buf);
-		tbl_add(&t, j != NULL ? j->j_cmd : NULL);
+		tbl_add(&t, aj != NULL ? cmd : j != NULL ? j->j_cmd : NULL);
 		/* The first line of the output, if any. */
 		line = NULL;
 		if (r->r_output != NULL && r->r_outlen > 0) {
@@ -324,6 +414,7 @@ verb_history(int argc, char **argv)
 	store_runs_free(runs, nruns);
 	store_jobs_free(jobs, njobs);
 	store_jobs_free(gone, ngone);
+	store_atjobs_free(ats, nats);
 	admin_close(&a);
 	return (admin_done());
 }

@@ -9,6 +9,12 @@
  * the next fire is computed here as the daemon computes it: the text
  * parsed again (six fields mean a seconds field) and sched_next() in
  * the job's zone, or the local zone when the table set none.
+ *
+ * One-shot jobs (at) follow the cron jobs, each as at:N, those done,
+ * failed or cancelled too until they are trimmed with the history: the
+ * time asked for as its schedule, the next attempt when one is due, and
+ * the job's state (waiting, running, retrying, done, failed, cancelled)
+ * with its last attempt's result.
  */
 
 #include <err.h>
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "atjob.h"
 #include "clustercron.h"
 #include "common.h"
 #include "json.h"
@@ -60,6 +67,11 @@ static enum next_kind job_next(const struct store_job *, struct zone **,
 static int	 run_cmp(const void *, const void *);
 static const struct store_run *latest(const struct store_run *, size_t,
 		    const char *);
+static int64_t	 at_next(const struct store_atjob *);
+static void	 at_json(struct json *, const struct store_atjob *,
+		    const struct store_run *);
+static void	 at_row(struct tbl *, const struct store_atjob *,
+		    const struct store_run *);
 
 static void
 usage(void)
@@ -139,12 +151,107 @@ latest(const struct store_run *runs, size_t n, const char *id)
 	return (bsearch(&key, runs, n, sizeof(*runs), run_cmp));
 }
 
+/* A one-shot job's next attempt (ms), 0 when none is due. */
+static int64_t
+at_next(const struct store_atjob *a)
+{
+	return (a->a_state == AT_WAITING || a->a_state == AT_RETRYING ?
+	    (int64_t)a->a_next * 1000 : 0);
+}
+
+static void
+at_json(struct json *js, const struct store_atjob *a,
+    const struct store_run *r)
+{
+	char	 id[STORE_AT_RUNJOBLEN], cmd[STORE_AT_HEADMAX + 1];
+
+	store_at_runjob(a->a_id, id, sizeof(id));
+	at_summary(a->a_cmd, a->a_cmdlen, cmd, sizeof(cmd));
+	json_begin(js, '{');
+	json_key(js, "id");
+	json_str(js, id);
+	json_key(js, "kind");
+	json_str(js, "at");
+	json_key(js, "name");
+	json_str(js, *a->a_key != '\0' ? a->a_key : NULL);
+	json_key(js, "owner");
+	json_str(js, a->a_owner);
+	json_key(js, "scope");
+	json_str(js, "cluster");
+	json_key(js, "queue");
+	json_strn(js, &a->a_queue, 1);
+	json_key(js, "command");
+	json_str(js, cmd);
+	json_key(js, "state");
+	json_str(js, store_at_state_name(a->a_state));
+	json_key(js, "attempts");
+	json_int(js, a->a_attempt);
+	json_key(js, "retries");
+	json_int(js, a->a_retries);
+	json_key(js, "backoff");
+	json_str(js, *a->a_backoff != '\0' ? a->a_backoff : NULL);
+	json_key(js, "lost");
+	json_str(js, a->a_lost ? "rerun" : "mark");
+	json_time(js, "due", (int64_t)a->a_due * 1000);
+	json_time(js, "next", at_next(a));
+	json_key(js, "submitted_on");
+	json_str(js, a->a_node);
+	json_time(js, "submitted", a->a_created);
+	json_key(js, "claimed_by");
+	json_str(js, *a->a_claimed_by != '\0' ? a->a_claimed_by : NULL);
+	json_time(js, "claimed_at", a->a_claimed_at);
+	json_time(js, "updated", a->a_updated);
+	json_key(js, "last_run");
+	if (r != NULL) {
+		json_begin(js, '{');
+		admin_json_run(js, r);
+		json_end(js, '}');
+	} else
+		json_null(js);
+	json_end(js, '}');
+}
+
+static void
+at_row(struct tbl *t, const struct store_atjob *a, const struct store_run *r)
+{
+	char	 buf[ADMIN_TIMELEN], res[ADMIN_TIMELEN];
+	char	 cmd[STORE_AT_HEADMAX + 1];
+
+	tbl_addf(t, "at:%lld", (long long)a->a_id);
+	tbl_add(t, a->a_key);
+	tbl_add(t, a->a_owner);
+	tbl_add(t, "cluster");
+	admin_local((int64_t)a->a_due * 1000, buf, sizeof(buf));
+	tbl_addf(t, "at %s", buf);
+	tbl_add(t, NULL);
+	admin_local(at_next(a), buf, sizeof(buf));
+	tbl_add(t, buf);
+	tbl_add(t, NULL);
+	admin_local(a->a_claimed_at, buf, sizeof(buf));
+	tbl_add(t, buf);
+	tbl_add(t, a->a_claimed_by);
+	/* The state, and how the last attempt ended (of how many). */
+	if (a->a_state == AT_RUNNING)
+		tbl_addf(t, "running (attempt %d)", a->a_attempt);
+	else if (r != NULL && a->a_attempt > 0 &&
+	    a->a_state != AT_WAITING) {
+		admin_result(r, res, sizeof(res));
+		tbl_addf(t, "%s: %s (%d attempt%s)",
+		    store_at_state_name(a->a_state), res, a->a_attempt,
+		    a->a_attempt == 1 ? "" : "s");
+	} else
+		tbl_add(t, store_at_state_name(a->a_state));
+	at_summary(a->a_cmd, a->a_cmdlen, cmd, sizeof(cmd));
+	tbl_add(t, cmd);
+}
+
 int
 verb_jobs(int argc, char **argv)
 {
 	struct admin		 a;
 	struct store_error	 se;
 	struct store_job	*jobs = NULL;
+	struct store_atjob	*ats = NULL;
 	struct store_run	*runs = NULL;
 	const struct store_run	*r;
 	const struct store_job	*j;
@@ -154,7 +261,8 @@ verb_jobs(int argc, char **argv)
 	enum next_kind		 nk;
 	const char		*conffile = PATH_CONF, *owner = NULL;
 	char			 buf[ADMIN_TIMELEN];
-	size_t			 njobs = 0, nruns = 0, nzones = 0, i;
+	char			 atid[STORE_AT_RUNJOBLEN];
+	size_t			 njobs = 0, nats = 0, nruns = 0, nzones = 0, i;
 	time_t			 now, next;
 	int			 ch, json = 0, explicit = 0;
 
@@ -182,6 +290,8 @@ verb_jobs(int argc, char **argv)
 	admin_open(&a, "jobs", conffile, explicit);
 	if (store_jobs_list(a.a_st, owner, &jobs, &njobs, &se) == -1)
 		admin_storefail(&a, "listing the jobs", &se);
+	if (store_at_heads(a.a_st, owner, 1, &ats, &nats, &se) == -1)
+		admin_storefail(&a, "listing the one-shot jobs", &se);
 	if (store_runs_latest(a.a_st, &runs, &nruns, &se) == -1)
 		admin_storefail(&a, "reading the last runs", &se);
 	/* No runs yet, no array: qsort() and bsearch() want one. */
@@ -202,6 +312,8 @@ verb_jobs(int argc, char **argv)
 			json_begin(&js, '{');
 			json_key(&js, "id");
 			json_str(&js, j->j_id);
+			json_key(&js, "kind");
+			json_str(&js, "cron");
 			json_key(&js, "name");
 			json_str(&js, admin_job_name(j));
 			json_key(&js, "owner");
@@ -266,6 +378,14 @@ verb_jobs(int argc, char **argv)
 		tbl_add(&t, r != NULL ? buf : "-");
 		tbl_add(&t, j->j_cmd);
 	}
+	for (i = 0; i < nats; i++) {
+		store_at_runjob(ats[i].a_id, atid, sizeof(atid));
+		r = latest(runs, nruns, atid);
+		if (json)
+			at_json(&js, &ats[i], r);
+		else
+			at_row(&t, &ats[i], r);
+	}
 	if (json) {
 		json_end(&js, ']');
 		json_done(&js);
@@ -279,6 +399,7 @@ verb_jobs(int argc, char **argv)
 	}
 	free(zones);
 	store_jobs_free(jobs, njobs);
+	store_atjobs_free(ats, nats);
 	store_runs_free(runs, nruns);
 	admin_close(&a);
 	return (admin_done());

@@ -508,6 +508,10 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  *			CONTENT_TYPE and CONTENT_TRANSFER_ENCODING in it
  *			set those headers
  *	mr_pw		the user the mailer runs as (NULL: as we are)
+ *	mr_subject	set: the mail is at(1)'s (atd's) instead: the
+ *			headers Subject mr_subject and To alone (no From:
+ *			the mailer makes it; none of the above), then the
+ *			output, and mr_sendmail NULL is MAIL_SENDMAIL_AT
  *
  * Control characters in header values become blanks.  The body is the
  * kept output, followed by a note when it was truncated.  mail_format()
@@ -519,6 +523,7 @@ int	 spawn_status_str(const struct spawn_status *, char *, size_t);
  * started.  Both return 0, or -1 with a message in errbuf.
  */
 #define MAIL_SENDMAIL	"/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem"
+#define MAIL_SENDMAIL_AT "/usr/sbin/sendmail -i"
 
 struct mail_req {
 	const char		*mr_sendmail;
@@ -531,6 +536,7 @@ struct mail_req {
 	const struct passwd	*mr_pw;
 	int			 mr_fqdn;
 	int			 mr_failed;
+	const char		*mr_subject;
 };
 
 const char *mail_recipient(char *const *, const char *);

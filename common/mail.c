@@ -10,7 +10,8 @@
  * asked, MIME-Version, Content-Type and Content-Transfer-Encoding, then
  * cronie's Auto-Submitted (RFC 3834: no vacation replies to cron), one
  * X-Cron-Env line per variable of the job's environment, then the
- * output.  The mailer is
+ * output.  A one-shot job's mail is at(1)'s instead, as Debian's atd
+ * writes it: Subject and To, then the output.  The mailer is
  * started through spawn, as the job's owner, with a small fixed
  * environment (never the daemon's).  mail_start() does not wait for
  * the mailer's exec: the daemon learns whether it started as it learns
@@ -157,6 +158,12 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 	if (!req->mr_fqdn)
 		host[strcspn(host, ".")] = '\0';
 
+	if (req->mr_subject != NULL) {
+		/* atd's: the subject and the recipient, nothing else. */
+		buf_header(&b, "Subject", NULL, req->mr_subject, NULL);
+		buf_header(&b, "To", NULL, req->mr_to, NULL);
+		goto body;
+	}
 	buf_header(&b, "From", NULL, from, req->mr_from == from ? NULL :
 	    " (Cron Daemon)");
 	buf_header(&b, "To", NULL, req->mr_to, NULL);
@@ -174,6 +181,7 @@ mail_format(const struct mail_req *req, const struct outbuf *out,
 	buf_header(&b, "Auto-Submitted", NULL, "auto-generated", NULL);
 	for (e = req->mr_env; e != NULL && *e != NULL; e++)
 		buf_header(&b, "X-Cron-Env", "<", *e, ">");
+body:
 	buf_puts(&b, "\n");
 	if (out->ob_len > 0)
 		buf_add(&b, out->ob_buf, out->ob_len);
@@ -218,7 +226,8 @@ mail_start(const struct mail_req *req, const struct outbuf *out,
 	if (mail_format(req, out, &msg, &len, errbuf, errlen) == -1)
 		return (-1);
 	if ((cmd = strdup(req->mr_sendmail != NULL ? req->mr_sendmail :
-	    MAIL_SENDMAIL)) == NULL) {
+	    req->mr_subject != NULL ? MAIL_SENDMAIL_AT : MAIL_SENDMAIL)) ==
+	    NULL) {
 		snprintf(errbuf, errlen, "%s", strerror(errno));
 		goto done;
 	}

@@ -800,6 +800,16 @@ int	 store_at_due(struct store *, time_t, size_t, struct store_atjob **,
 int	 store_at_pending(struct store *, const char *, size_t *,
 	    struct store_error *);
 /*
+ * store_at_heads() returns what listings show of the jobs (the admin
+ * verbs' jobs and history): those of one owner (NULL: all), finished
+ * ones too when all is set, by a_id, every member but a_env (empty)
+ * and a_cmd, which holds the first STORE_AT_HEADMAX bytes of the
+ * commands (a_cmdlen of them).
+ */
+#define STORE_AT_HEADMAX	256
+int	 store_at_heads(struct store *, const char *, int,
+	    struct store_atjob **, size_t *, struct store_error *);
+/*
  * store_at_lost() returns the jobs running whose attempt's run is no
  * longer running (marked lost, its node taken for dead; or ended
  * without the job's row following), at most max (0: no limit), every

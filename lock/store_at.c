@@ -414,6 +414,24 @@ store_at_list(struct store *st, const char *owner, int all,
 }
 
 int
+store_at_heads(struct store *st, const char *owner, int all,
+    struct store_atjob **out, size_t *n, struct store_error *err)
+{
+	struct sval	 p[4];
+	void		*v;
+	int		 rc;
+
+	err = lk_err_init(err);
+	p[0] = SVI(STORE_AT_HEADMAX);
+	p[1] = SVS(owner);
+	p[2] = SVS(owner);
+	p[3] = SVI(all != 0);
+	rc = lk_list(st, LK_AT_FULL, S_AT_HEADS, p, 4, &v, n, err);
+	*out = v;
+	return (rc);
+}
+
+int
 store_at_due(struct store *st, time_t before, size_t max,
     struct store_atjob **out, size_t *n, struct store_error *err)
 {

@@ -246,6 +246,7 @@ static const char *const my_text[S_COUNT] = {
 	[S_AT_LOST] = SQL_AT_LOST,
 	[S_AT_NEXT] = SQL_AT_NEXT,
 	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
+	[S_AT_HEADS] = SQL_AT_HEADS,
 };
 
 /*

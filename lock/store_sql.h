@@ -340,6 +340,14 @@
 	"(SELECT 1 FROM runs WHERE runs.job_id = " AT_RUNJOB("atjobs.id") \
 	" AND runs.fire = atjobs.due AND runs.attempt = atjobs.attempt AND " \
 	"runs.state <> 0) ORDER BY id LIMIT ?"
+/*
+ * What listings show of the jobs: their columns, no environment, the
+ * head of the commands; of an owner or all (NULL), the finished ones
+ * too or not.
+ */
+#define SQL_AT_HEADS \
+	SQL_ATCOLS ", NULL, SUBSTR(cmd, 1, ?) FROM atjobs WHERE (? IS NULL " \
+	"OR owner = ?) AND (? <> 0 OR state IN (0, 1, 2)) ORDER BY id"
 /* The earliest attempt due, 0 for none. */
 #define SQL_AT_NEXT \
 	"SELECT COALESCE(MIN(next_at), 0) FROM atjobs WHERE state IN (0, 2)"

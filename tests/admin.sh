@@ -151,7 +151,7 @@ print(j["name"], j["owner"] == sys.argv[2], j["scope"], j["schedule"],
     j["last_run"]["state"], j["last_run"]["exit"], j["last_run"]["node"],
     j["last_fire_ms"] == j["last_run"]["fire_ms"] or
     j["last_fire_ms"] > j["last_run"]["fire_ms"])
-' "$FAILJ" "$ME")" "['claimed_at', 'claimed_at_ms', 'claimed_by', 'command', 'grace_s', 'id', 'last_fire', 'last_fire_ms', 'last_run', 'misfire', 'name', 'next', 'next_kind', 'next_ms', 'overlap', 'owner', 'paused', 'schedule', 'scope', 'zone']
+' "$FAILJ" "$ME")" "['claimed_at', 'claimed_at_ms', 'claimed_by', 'command', 'grace_s', 'id', 'kind', 'last_fire', 'last_fire_ms', 'last_run', 'misfire', 'name', 'next', 'next_kind', 'next_ms', 'overlap', 'owner', 'paused', 'schedule', 'scope', 'zone']
 fails True cluster * * * * * * None False at a finished 3 a True"
 
 # The next fire is the calculator's: as clustercron next says.
@@ -190,7 +190,7 @@ print(len(d), set(r["job"] for r in d) == {sys.argv[1]},
     set((r["state"], r["exit"], r["signal"], r["node"]) for r in d))
 print(sorted(d[0].keys()))' "$FAILJ")" \
     "4 True {('finished', 3, None, 'a')}
-['attempt', 'command', 'duration_ms', 'ended', 'ended_ms', 'exit', 'fire', 'fire_ms', 'gone', 'job', 'name', 'node', 'output', 'output_bytes', 'owner', 'pid', 'signal', 'started', 'started_ms', 'state']"
+['attempt', 'command', 'duration_ms', 'ended', 'ended_ms', 'exit', 'fire', 'fire_ms', 'gone', 'job', 'job_state', 'name', 'node', 'output', 'output_bytes', 'owner', 'pid', 'signal', 'started', 'started_ms', 'state']"
 adm history --json -n 3 fails
 same "history by name" "$(printf '%s' "$out" | py '
 print(len(d), set(r["job"] for r in d) == {sys.argv[1]})' "$FAILJ")" "3 True"

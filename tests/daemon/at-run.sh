@@ -7,10 +7,11 @@
 # in the directory, with the environment and umask it was submitted
 # with, and is recorded as a run of at:N; a failing job with -R 2
 # -B 1s,2s is retried after 1 s and then 2 s, then fails, every attempt
-# in the history; -m mails even without output; a job whose node dies
-# while it runs is failed (-L mark) or retried (-L rerun) when the node
-# comes back; a job due while the daemon was down runs when it comes
-# back, and the delay is logged and in the history.
+# in the history; -m mails even without output, the mail atd sends
+# (Subject and To alone); a job whose node dies while it runs is failed
+# (-L mark) or retried (-L rerun) when the node comes back; a job due
+# while the daemon was down runs when it comes back, and the delay is
+# logged and in the history.
 #
 # The daemon runs in a mount namespace of its own whose at.allow (the
 # configured sysconfdir, an overlay there) lets the user in, so that
@@ -70,6 +71,28 @@ as_user() {
 at_state() { "$T/bin/atq" -a "$1" | awk '{ print $(NF - 1) }'; }
 # at_runs N [COND]: the job's runs (run_rows), attempts in order.
 at_runs() { run_rows "job == \"at:$1\"${2:+ && ($2)}" | sort -k3n; }
+CONF=$T/n1/clustercron.conf
+# jobs_at ID KEY: a member of job ID in clustercron jobs --json.
+jobs_at() {
+	"$CLUSTERCRON" jobs -c "$CONF" --json | python3 -c '
+import json, sys
+for j in json.load(sys.stdin):
+    if j["id"] == sys.argv[1]:
+        v = j
+        for k in sys.argv[2].split("."):
+            v = v[k]
+        print(v)' "$@"
+}
+# hist_at ID: the attempts of ID in clustercron history --json, one a
+# line: attempt owner job_state gone command.
+hist_at() {
+	"$CLUSTERCRON" history -c "$CONF" --json "$1" | python3 -c '
+import json, sys
+for r in sorted(json.load(sys.stdin), key=lambda r: r["attempt"]):
+    print(r["attempt"], r["owner"], r["job_state"], r["gone"], r["command"])'
+}
+# jobs_row ID: the job's line in clustercron jobs (escaped for people).
+jobs_row() { "$CLUSTERCRON" jobs -c "$CONF" | grep "^$1 "; }
 
 # Once, as its owner, where and with what it was submitted.
 echo 'echo "$(id -un) $(pwd) $FOO $(umask) $CLUSTERCRON_JOB_ID" >out1' \
@@ -87,6 +110,18 @@ same "one run of at:1, finished, exit 0, with a pid" \
     "$(at_runs 1 | awk '{ print $3, $4, $5, ($6 > 0) }')" "1 n1 finished 1"
 contains "clustercron history shows it" \
     "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf")" "^at:1 "
+# What the admin verbs say of it: owner, state, commands.
+same "jobs --json: at:1 done, its owner, its command, its run" \
+    "$(jobs_at at:1 kind; jobs_at at:1 state; jobs_at at:1 owner;
+    jobs_at at:1 command; jobs_at at:1 attempts; jobs_at at:1 last_run.exit)" \
+    "$(printf 'at\ndone\n%s\n%s\n1\n0' "$U" "$(cat "$T/job1")")"
+contains "jobs: at:1 done, its owner and its command" "$(jobs_row at:1)" \
+    "^at:1 +- +$U +cluster +at [0-9-]+ [0-9:]+ +- +- +- .* n1 +done: exit 0 \(1 attempt\) +echo \"\\\$\(id -un\)"
+same "history --json at:1: owner, state, command" "$(hist_at at:1)" \
+    "1 $U done False $(cat "$T/job1")"
+contains "history: at:1 with its owner, result and command" \
+    "$("$CLUSTERCRON" history -c "$CONF")" \
+    "^at:1 +$U +n1 .* finished +exit 0; done +echo \"\\\$\(id -un\)"
 contains "the log says CMD" "$(cat "$T/n1.log")" \
     "\\($U\\) CMD \\(n1 .* at job 1, attempt 1; at:1\\)"
 
@@ -114,6 +149,17 @@ echo "from each end to the next start: $gaps ms"
     fail "the second retry came $2 ms after the second, not after 2 s"
 contains "the failure logged" "$(cat "$T/n1.log")" \
     "AT FAILED \\(n1 .* at job 2, after 3 attempts; at:2\\)"
+same "jobs --json: at:2 failed after 3 attempts" \
+    "$(jobs_at at:2 state) $(jobs_at at:2 attempts) $(jobs_at at:2 retries)" \
+    "failed 3 2"
+contains "jobs: at:2 failed, exit 3" "$(jobs_row at:2)" \
+    " n1 +failed: exit 3 \(3 attempts\) +echo try >>tries; exit 3$"
+same "history --json at:2: each attempt with the job's owner and state" \
+    "$(hist_at at:2)" "$(for a in 1 2 3; do
+	echo "$a $U failed False echo try >>tries; exit 3"; done)"
+same "history: what followed each attempt" \
+    "$("$CLUSTERCRON" history -c "$CONF" at:2 | grep -o 'exit 3; [a-z]*')" \
+    "$(printf 'exit 3; failed\nexit 3; retried\nexit 3; retried')"
 contains "clustercron history at:2: its attempts alone" \
     "$("$CLUSTERCRON" history -c "$T/n1/clustercron.conf" at:2 |
     awk 'NR > 1 { print $1 }' | sort | uniq -c | tr -s ' ')" "^ ?3 at:2$"
@@ -125,8 +171,10 @@ echo true | "$T/bin/at" -m now 2>/dev/null
 wait_for 20 sh -c "[ \$(ls $T | grep -c '^mail\\.[0-9]*\$') -gt $nm ]" ||
     fail "at -m sent no mail"
 m=$(ls "$T" | grep '^mail\.[0-9]*$' | sort -t. -k2n | tail -n 1)
-contains "... the subject names the job" "$(cat "$T/$m")" \
-    "^Subject: .*Output from your job 3"
+# As Debian's atd writes it: the subject (the number in eight columns)
+# and the recipient, nothing else, and no output.
+same "... atd's mail: Subject and To alone" "$(cat "$T/$m"; echo .)" \
+    "$(printf 'Subject: Output from your job        3\nTo: root\n\n.')"
 
 # A node dies while its jobs run: -L mark fails the job, -L rerun
 # retries it when the node comes back (the run of its earlier life is
@@ -140,6 +188,9 @@ wait_for 20 test -s "$T/wd/lost-mark" || fail "job 4 did not start"
 wait_for 20 test -s "$T/wd/lost-rerun" || fail "job 5 did not start"
 running45() { [ "$(run_rows '(job == "at:4" || job == "at:5") && pid > 0 && state == "running"' | wc -l)" -eq 2 ]; }
 wait_for 10 running45 || fail "jobs 4 and 5 are not recorded running"
+same "jobs --json: at:4 and at:5 running" \
+    "$(jobs_at at:4 state) $(jobs_at at:5 state)" "running running"
+contains "jobs: at:4 running" "$(jobs_row at:4)" " n1 +running \(attempt 1\) "
 dmn_crash n1
 DMN_BIN=$T/dmn-wrap dmn_restart n1
 failed4() { [ "$(at_state 4)" = failed ]; }
@@ -171,5 +222,74 @@ contains "CATCH-UP logged with the delay" "$(cat "$T/n1.log")" \
     "CATCH-UP \\(n1 .* at job 6, [0-9]+ s late: due while no node ran; at:6\\)"
 same "the history's start is that late" \
     "$(at_runs 6 | awk -v due="$due" '{ print ($7 / 1000 - due >= 3) }')" 1
+
+# Retrying: a failure with its retry an hour away; then cancelled.
+as_user "echo 'exit 4' | at -R 1 -B 1h now" 2>/dev/null
+retrying7() { [ "$(jobs_at at:7 state)" = retrying ]; }
+wait_for 20 retrying7 || fail "job 7 is not retrying: $(jobs_row at:7)"
+next7=$(jobs_at at:7 next_ms)
+[ "$next7" -gt $(( ($(date +%s) + 3500) * 1000 )) ] ||
+    fail "job 7's next attempt is not an hour away: $next7"
+contains "jobs: at:7 retrying, its next attempt, exit 4" "$(jobs_row at:7)" \
+    "^at:7 .* [0-9-]+ [0-9:]+ +- +[0-9-]+ [0-9:]+ +n1 +retrying: exit 4 \(1 attempt\) +exit 4$"
+contains "history: at:7 exit 4; retrying" \
+    "$("$CLUSTERCRON" history -c "$CONF" at:7)" " exit 4; retrying +exit 4"
+as_user "atrm 7"
+same "jobs --json: at:7 cancelled" "$(jobs_at at:7 state)" cancelled
+contains "jobs: at:7 cancelled after its attempt" "$(jobs_row at:7)" \
+    " n1 +cancelled: exit 4 \(1 attempt\) +exit 4$"
+same "history --json: at:7's attempt, the job cancelled" \
+    "$(hist_at at:7)" "1 $U cancelled False exit 4"
+
+# Waiting, under a key, its commands holding what must not reach a
+# terminal as it is (ESC, U+202E, U+0085) on several lines; cancelled.
+BAD=$(printf 'echo A\033[31mB\342\200\256C\302\205D')
+printf '#!/bin/sh\n\n  cd /tmp\n%s\n' "$BAD" >"$T/job8"
+chmod 644 "$T/job8"
+as_user "at -k report-8 now + 1 day <$T/job8" 2>/dev/null
+same "jobs --json: at:8 waiting, its key its name, its commands" \
+    "$(jobs_at at:8 state; jobs_at at:8 name; jobs_at at:8 command)" \
+    "$(printf 'waiting\nreport-8\ncd /tmp; %s' "$BAD")"
+row8=$(jobs_row at:8)
+contains "jobs: at:8 waiting, controls escaped" "$row8" \
+    "^at:8 +report-8 +$U .* waiting +cd /tmp; echo A\\\\u001b\[31mB\\\\u202eC\\\\u0085D$"
+same "... none of them as they are" \
+    "$(printf '%s' "$row8" | LC_ALL=C grep -c "$(printf '\033\\|\342\200\256\\|\302\205')")" 0
+same "jobs -u: another owner's, none" \
+    "$("$CLUSTERCRON" jobs -c "$CONF" -u root | grep -c '^at:8 ')" 0
+as_user "atrm 8"
+same "jobs --json: at:8 cancelled" "$(jobs_at at:8 state)" cancelled
+# For the log: the listings as people read them.
+"$CLUSTERCRON" jobs -c "$CONF"
+"$CLUSTERCRON" history -c "$CONF" -n 12
+
+# With sendmail not set, the mailer is atd's: /usr/sbin/sendmail -i and
+# the recipient (a stand-in there, through an overlay in the daemon's
+# namespace), not cron's.
+mkdir -p "$T/sbin.u" "$T/sbin.w"
+cat >"$T/sbin.u/sendmail" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$T/atmail.args"
+cat >"$T/atmail.tmp" && mv "$T/atmail.tmp" "$T/atmail"
+EOF
+chmod 755 "$T/sbin.u/sendmail"
+cat >"$T/dmn-wrap2" <<EOF
+#!/bin/sh
+exec unshare -m --propagation private sh -c '
+mount -t overlay overlay -o lowerdir=$atdir,upperdir=$T/ours.u,workdir=$T/ours.w $atdir &&
+mount -t overlay overlay -o lowerdir=/usr/sbin,upperdir=$T/sbin.u,workdir=$T/sbin.w /usr/sbin &&
+exec "\$0" "\$@"' "$CLUSTERCRON" "\$@"
+EOF
+chmod 755 "$T/dmn-wrap2"
+dmn_stop n1
+sed -i '/^sendmail = /d' "$T/n1/clustercron.conf"
+DMN_BIN=$T/dmn-wrap2 dmn_restart n1
+echo true | "$T/bin/at" -m now 2>"$T/err"
+contains "at -m: job 9" "$(cat "$T/err")" "^job 9 at "
+wait_for 20 test -e "$T/atmail" || fail "no mail through /usr/sbin/sendmail"
+same "... run as atd runs it: sendmail -i root" \
+    "$(cat "$T/atmail.args" 2>/dev/null)" "$(printf -- '-i\nroot')"
+same "... with atd's headers alone" "$(cat "$T/atmail" 2>/dev/null; echo .)" \
+    "$(printf 'Subject: Output from your job        9\nTo: root\n\n.')"
 
 finish

@@ -23,6 +23,7 @@ static void	 test_env(void);
 static void	 test_script(void);
 static void	 test_after(void);
 static void	 test_fields(void);
+static void	 test_summary(void);
 
 static void
 test_backoff(void)
@@ -213,6 +214,30 @@ test_after(void)
 }
 
 static void
+test_summary(void)
+{
+	static const char nul[] = "echo a\0rm -rf /\n";
+	char	 buf[64], small[12];
+
+	at_summary("echo hi\n", 8, buf, sizeof(buf));
+	is_str(buf, "echo hi", "summary: one line");
+	at_summary("#!/bin/sh\n\n  cd /srv \t\r\n# fetch\n\tmake all\n",
+	    41, buf, sizeof(buf));
+	is_str(buf, "cd /srv; make all", "summary: lines stripped, joined; "
+	    "blank lines and comments left out");
+	at_summary(nul, sizeof(nul) - 1, buf, sizeof(buf));
+	is_str(buf, "echo a", "summary: a NUL byte ends the text");
+	at_summary("echo one\necho two\n", 18, small, sizeof(small));
+	is_str(small, "echo one; e", "summary: cut to fit");
+	at_summary("echo one!!\necho two\n", 20, small, sizeof(small));
+	is_str(small, "echo one!!", "summary: no dangling separator");
+	at_summary("echo x\necho y", 10, buf, sizeof(buf));
+	is_str(buf, "echo x; ech", "summary: len bytes only");
+	at_summary(NULL, 0, buf, sizeof(buf));
+	is_str(buf, "", "summary: none");
+}
+
+static void
 test_fields(void)
 {
 	static const char bin[] = "a\nb\0c 12\n";
@@ -279,5 +304,6 @@ main(void)
 	test_script();
 	test_after();
 	test_fields();
+	test_summary();
 	return (tap_done());
 }

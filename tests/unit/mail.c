@@ -231,6 +231,15 @@ main(void)
 	is_str(err, "unsafe or empty MAILTO", "its message");
 	req.mr_to = "alice";
 
+	/* at(1)'s mail, as atd writes it: Subject and To alone. */
+	req.mr_subject = "Output from your job        7";
+	ok(mail_format(&req, &out, &msg, &len, err, sizeof(err)) == 0,
+	    "format at's mail");
+	is_str(msg, "Subject: Output from your job        7\nTo: alice\n\n"
+	    "hello\nworld\n", "at's mail: Subject, To, the output");
+	free(msg);
+	req.mr_subject = NULL;
+
 	/* Truncated output says so. */
 	outbuf_free(&out);
 	outbuf_init(&out, 5);

@@ -298,9 +298,16 @@ test_list(struct store *a, struct store *b)
 {
 	struct store_error	 err;
 	struct store_atjob	 j, *l;
+	enum store_at_cancel	 res;
+	char			 long_cmd[STORE_AT_HEADMAX * 2 + 1];
 	size_t			 n, i;
-	int64_t			 id[3];
+	int64_t			 id[3], id3;
 	int			 sorted = 1, won, moved;
+
+	/* Bytes of every value, as commands may hold (a NUL ends it). */
+	for (i = 0; i < sizeof(long_cmd) - 1; i++)
+		long_cmd[i] = (char)(1 + i % 255);
+	long_cmd[sizeof(long_cmd) - 1] = '\0';
 
 	job_init(&j, "lister", "third", 2000000300);
 	id[2] = submit(a, &j, NULL);
@@ -331,6 +338,34 @@ test_list(struct store *a, struct store *b)
 	ok(store_at_list(b, "lister", 1, &l, &n, &err) == 0 && n == 3,
 	    "list: all of them");
 	store_atjobs_free(l, n);
+
+	/* Heads: the listings' view, the head of the commands. */
+	job_init(&j, "lister", long_cmd, 2000000400);
+	id3 = submit(a, &j, NULL);
+	ok(store_at_heads(b, "lister", 0, &l, &n, &err) == 0 && n == 3 &&
+	    l[0].a_id == id[2] && l[1].a_id == id[1] && l[2].a_id == id3,
+	    "heads: an owner's pending jobs, by id");
+	ok(n == 3 && l[1].a_cmdlen == 6 && memcmp(l[1].a_cmd, "second", 7) ==
+	    0 && l[1].a_envlen == 0 && strcmp(l[1].a_owner, "lister") == 0 &&
+	    l[1].a_state == AT_WAITING, "heads: a short command whole");
+	ok(n == 3 && l[2].a_cmdlen == STORE_AT_HEADMAX &&
+	    memcmp(l[2].a_cmd, long_cmd, STORE_AT_HEADMAX) == 0 &&
+	    l[2].a_cmd[STORE_AT_HEADMAX] == '\0',
+	    "heads: a long one cut at STORE_AT_HEADMAX bytes");
+	store_atjobs_free(l, n);
+	ok(store_at_heads(b, "lister", 1, &l, &n, &err) == 0 && n == 4 &&
+	    l[1].a_id == id[0] && l[1].a_state == AT_DONE &&
+	    memcmp(l[1].a_cmd, "first", 6) == 0,
+	    "heads: finished jobs too when all are asked for");
+	store_atjobs_free(l, n);
+	ok(store_at_heads(b, NULL, 1, &l, &n, &err) == 0 && n > 4,
+	    "heads: everyone's");
+	store_atjobs_free(l, n);
+	ok(store_at_heads(b, "nobody-here", 1, &l, &n, &err) == 0 && n == 0,
+	    "heads: an owner without jobs, none");
+	store_atjobs_free(l, n);
+	ok(store_at_cancel(a, id3, NULL, &res, &err) == 0 &&
+	    res == AT_CANCEL_DONE, "heads: the long one cancelled");
 
 	/* Due: waiting or retrying, no later than asked, earliest first. */
 	ok(store_at_due(b, 2000000250, 0, &l, &n, &err) == 0,
