@@ -48,8 +48,8 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_STORE_TABLES] = { "store-tables", CONF_BOOL, 0, 0, 1, "yes" },
 	[K_PIDFILE] = { "pidfile", CONF_STRING, 0, 0, 0, NULL },
 	[K_REBOOTFILE] = { "reboot-file", CONF_STRING, 0, 0, 0, NULL },
-	[K_SENDMAIL] = { "sendmail", CONF_STRING, 0, 0, 0,
-	    "/usr/sbin/sendmail -FCronDaemon -i -B8BITMIME -oem" },
+	/* atrun.c tells the default from a choice by this text. */
+	[K_SENDMAIL] = { "sendmail", CONF_STRING, 0, 0, 0, MAIL_SENDMAIL },
 	[K_SHUTDOWN] = { "shutdown-grace", CONF_DURATION, 0, 0, 86400,
 	    "30s" },
 	[K_HEARTBEAT] = { "heartbeat-interval", CONF_DURATION, 0, 1, 3600,
