@@ -68,7 +68,7 @@ static int	 doubt_settle(struct fire *, const struct job *, int,
 		    struct tick *);
 static int	 doubt_cmp(const void *, const void *);
 static int	 instant_cmp(const void *, const void *);
-static int	 sjob_cmp(const void *, const void *);
+static int	 fired_cmp(const void *, const void *);
 static int	 lost_before(const char *, time_t, int);
 
 /* Take every job due by the tick off the wall-clock timers. */
@@ -561,14 +561,9 @@ doubts_settle(struct tick *tk)
 }
 
 static int
-sjob_cmp(const void *a, const void *b)
+fired_cmp(const void *key, const void *b)
 {
-	const struct store_job	*ja, *jb;
-
-	ja = *(const struct store_job *const *)a;
-	jb = *(const struct store_job *const *)b;
-
-	return (strcmp(ja->j_id, jb->j_id));
+	return (strcmp(key, ((const struct store_fired *)b)->f_id));
 }
 
 /* A missed fire of the misfire pass, with its job. */
@@ -603,7 +598,7 @@ missed_cmp(const void *a, const void *b)
 void
 claim_recover(struct tick *tk)
 {
-	struct store_job	*list = NULL, **byid = NULL, key, *kp, **hit;
+	struct store_fired	*list = NULL, *hit;
 	struct store_error	 se;
 	struct table		*tb;
 	struct job		*j;
@@ -634,16 +629,13 @@ claim_recover(struct tick *tk)
 	if (doubts_settle(tk) == -1)
 		return;
 	t0 = tk->tk_mono;
-	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
+	/* Only the jobs ever claimed, without their descriptions. */
+	if (store_jobs_fired(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
 	    &se) == -1) {
 		gate_store_failed("listing jobs", &se);
 		return;
 	}
 	gate_store_ok();
-	byid = xreallocarray(NULL, n + 1, sizeof(*byid));
-	for (i = 0; i < n; i++)
-		byid[i] = &list[i];
-	qsort(byid, n, sizeof(*byid), sjob_cmp);
 
 	now = (time_t)(tk->tk_wall / 1000);
 	RB_FOREACH(tb, tables, jobtab_tables()) {
@@ -652,17 +644,18 @@ claim_recover(struct tick *tk)
 			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
 			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
 				continue;
-			key.j_id = (char *)table_job_id(tb, k, id);
-			kp = &key;
-			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
-			if (hit == NULL || (*hit)->j_last_fire == 0)
+			if (n == 0)
+				break;
+			hit = bsearch(table_job_id(tb, k, id), list, n,
+			    sizeof(*list), fired_cmp);
+			if (hit == NULL)
 				continue;
 			limit = now - (time_t)job_delay(j, id) -
 			    RECOVER_MARGIN -
 			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
 			js = job_sched(j);
 			if (sched_next(&js->js_sched, js->js_tz,
-			    (*hit)->j_last_fire, &t) == -1 || t > limit)
+			    hit->f_last, &t) == -1 || t > limit)
 				continue;
 			latest = t;
 			for (steps = 0; steps < RECOVER_STEPS; steps++) {
@@ -682,8 +675,7 @@ claim_recover(struct tick *tk)
 			nm++;
 		}
 	}
-	free(byid);
-	store_jobs_free(list, n);
+	free(list);
 	jobtab_ids_drop();
 	if (nm == 0) {
 		free(m);

@@ -201,6 +201,79 @@ store_jobs_list(struct store *st, const char *owner, struct store_job **out,
 	return (rc);
 }
 
+/*
+ * The jobs ever claimed, from the rows of the jobs' listing: a row
+ * callback that keeps two columns of the rows that have a last fire.
+ */
+static int
+fired_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_fired	*f;
+	const char		*id;
+	time_t			 last;
+
+	ROW_NEED(n, JOB_COLS);
+	if ((last = (time_t)lk_int(&c[10])) == 0)
+		return (0);
+	id = lk_str(&c[0]);
+	if (strlen(id) > STORE_IDLEN)
+		return (0);
+	if ((f = lk_vec_push(arg)) == NULL)
+		return (ROW_NOMEM);
+	strcpy(f->f_id, id);
+	f->f_last = last;
+	return (0);
+}
+
+static int
+fired_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct store_fired *)a)->f_id,
+	    ((const struct store_fired *)b)->f_id));
+}
+
+struct fired_arg {
+	const char	*owner;
+	struct vec	 v;
+};
+
+/* Run again after a lost connection: start the array afresh. */
+static int
+fired_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct fired_arg	*a = arg;
+	struct sval		 p = SVS(a->owner);
+
+	a->v.v_n = 0;
+	return (lk_exec(st, "list", a->owner == NULL ? S_JOBS_LIST :
+	    S_JOBS_OWNER, 0, &p, a->owner == NULL ? 0 : 1, fired_row, &a->v,
+	    NULL, err));
+}
+
+int
+store_jobs_fired(struct store *st, const char *owner,
+    struct store_fired **out, size_t *n, struct store_error *err)
+{
+	struct fired_arg	 a;
+
+	err = lk_err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.owner = owner;
+	a.v.v_size = sizeof(struct store_fired);
+	if (lk_run(st, fired_fn, &a, err) == -1) {
+		free(a.v.v_p);
+		return (-1);
+	}
+	if (a.v.v_n > 1)
+		qsort(a.v.v_p, a.v.v_n, sizeof(struct store_fired),
+		    fired_cmp);
+	*out = a.v.v_p;
+	*n = a.v.v_n;
+	return (0);
+}
+
 int
 store_jobs_gone(struct store *st, struct store_job **out, size_t *n,
     struct store_error *err)
