@@ -108,6 +108,7 @@ static int	 sum_cmp(const void *, const void *);
 static void	 left_held(const uint8_t *);
 static int	 jobs_release(struct tick *);
 static void	 register_retry(const struct store_error *, struct tick *);
+static size_t	 rows_fill(void *, size_t, struct store_job *, size_t);
 static void	 title(void);
 
 /*
@@ -679,18 +680,74 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 }
 
 /*
+ * The rows of every job, in pieces, for store_jobs_sync_fill(): the
+ * rows borrow the jobs' strings; the hex identities and the summaries
+ * of long commands are made into buffers for one piece.  A walk through
+ * the tables in order, which starts again when the store asks for an
+ * earlier row than the next.
+ */
+struct rows {
+	struct table	*r_tb;		/* the next row's table */
+	size_t		 r_i;		/* and job */
+	size_t		 r_next;	/* its number */
+	size_t		 r_cap;
+	char		(*r_ids)[CRON_IDLEN + 1];
+	char		(*r_cmds)[JOB_CMDSUM + 1];
+};
+
+static size_t
+rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
+{
+	struct rows	*rw = arg;
+	struct job	*j;
+	size_t		 k = 0;
+
+	if (max > rw->r_cap) {
+		rw->r_ids = xreallocarray(rw->r_ids, max, sizeof(*rw->r_ids));
+		rw->r_cmds = xreallocarray(rw->r_cmds, max,
+		    sizeof(*rw->r_cmds));
+		rw->r_cap = max;
+	}
+	if (from != rw->r_next || from == 0) {
+		rw->r_tb = RB_MIN(tables, jobtab_tables());
+		rw->r_i = rw->r_next = 0;
+	}
+	while (rw->r_tb != NULL && (k < max || rw->r_next < from)) {
+		if (rw->r_i == rw->r_tb->tb_njobs) {
+			rw->r_tb = RB_NEXT(tables, jobtab_tables(), rw->r_tb);
+			rw->r_i = 0;
+			continue;
+		}
+		if (rw->r_next++ < from) {
+			rw->r_i++;
+			continue;
+		}
+		j = &rw->r_tb->tb_jobs[rw->r_i];
+		job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
+		    rw->r_cmds[k] : NULL);
+		out[k].j_id = (char *)table_job_id(rw->r_tb, rw->r_i,
+		    rw->r_ids[k]);
+		rw->r_i++;
+		k++;
+	}
+	return (k);
+}
+
+/*
  * Register in the store the jobs that are new or changed, and let go
  * of those that left every table; with all set (or while the store is
- * owed it), hand it every job as this node's whole set instead.  On
- * failure they stay pending and go with the next registration, which
- * comes when the store is back or, when another node held the lock of
- * the jobs, a moment later.  The records borrow the jobs' strings; only
- * the hex identities and the summaries of long commands are made for
- * the call, and freed after it.
+ * owed it), hand it every job as this node's whole set instead, in
+ * pieces (rows_fill()), so that 100,000 jobs cost no array of 100,000
+ * rows.  On failure they stay pending and go with the next
+ * registration, which comes when the store is back or, when another
+ * node held the lock of the jobs, a moment later.  The records borrow
+ * the jobs' strings; only the hex identities and the summaries of long
+ * commands are made for the call, and freed after it.
  */
 void
 loader_register(int all, struct tick *tk)
 {
+	struct rows		 rw;
 	struct table		*tb;
 	struct job		*j;
 	struct store_job	*sj = NULL, *r;
@@ -704,10 +761,12 @@ loader_register(int all, struct tick *tk)
 		goto out;
 	sync = all || sync_owed;
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (!sync && !tb->tb_pending)
+		if (sync)
+			break;
+		if (!tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++)
-			if (sync || tb->tb_jobs[i].j_flags & JOB_NEW)
+			if (tb->tb_jobs[i].j_flags & JOB_NEW)
 				n++;
 	}
 	if (n > 0) {
@@ -715,11 +774,11 @@ loader_register(int all, struct tick *tk)
 		ids = xreallocarray(NULL, n, sizeof(*ids));
 	}
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (!sync && !tb->tb_pending)
+		if (sync || !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
-			if (!sync && !(j->j_flags & JOB_NEW))
+			if (!(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
 			if (strlen(job_cmd(j)) > JOB_CMDSUM) {
@@ -733,9 +792,12 @@ loader_register(int all, struct tick *tk)
 			k++;
 		}
 	}
-	if (sync)
-		rc = store_jobs_sync(D.d_st, sj, n, &gone, &se);
-	else
+	if (sync) {
+		memset(&rw, 0, sizeof(rw));
+		rc = store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone, &se);
+		free(rw.r_ids);
+		free(rw.r_cmds);
+	} else
 		rc = n > 0 ? store_jobs_register(D.d_st, sj, n, &se) : 0;
 	if (rc == -1)
 		register_retry(&se, tk);

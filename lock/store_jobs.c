@@ -22,9 +22,14 @@
 struct vec;
 struct wtrx;
 
-/* Registering (ids NULL) or releasing (jobs NULL). */
+/*
+ * Registering (ids NULL) or releasing (jobs NULL); a registration's
+ * jobs are jobs[] or, with fill set, asked for in pieces.
+ */
 struct reg_arg {
 	const struct store_job	*jobs;
+	store_fill_fn		 fill;
+	void			*fill_arg;
 	const char *const	*ids;
 	size_t			 n;
 	int			 sync;	/* release the others held */
@@ -53,8 +58,8 @@ static int	 rel_fn(struct store *, void *, struct store_error *);
 static int	 ids_check(const struct store_job *, const char *const *,
 		    size_t, struct store_error *);
 static int	 jobs_write(struct store *, const struct store_job *,
-		    const char *const *, size_t, int, size_t *,
-		    struct store_error *);
+		    store_fill_fn, void *, const char *const *, size_t, int,
+		    size_t *, struct store_error *);
 static int	 pause_fn(struct store *, void *, struct store_error *);
 
 /*
@@ -87,6 +92,7 @@ struct digest {
 #define REG_SCAN	256	/* from this many jobs, read digests first */
 #define REG_TRX_ROWS	4096	/* MariaDB: rows per transaction */
 #define HOLD_ROWS	256	/* rows per statement recording holds */
+#define REG_PIECE	1024	/* jobs asked of a fill function at once */
 
 /*
  * FNV-1a over the descriptive columns, NUL-separated: what registering
@@ -310,14 +316,16 @@ static int
 reg_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct reg_arg		*a = arg;
-	const struct store_job	*j, **todo = NULL;
-	const char		**ids = NULL, **add = NULL, **rel = NULL;
-	char			**held;
+	const struct store_job	*j, *jobs, **todo = NULL;
+	const char		**add = NULL, **rel = NULL, **r;
+	struct store_job	*buf = NULL;
+	char			**held, *relseen = NULL;
 	struct digest		 key, *found, *d;
 	struct vec		 dv, hv;
 	struct wtrx		 w;
 	struct sval		*p = NULL;
-	size_t			 off, k, i, max, ntodo = 0, nadd = 0, nrel = 0;
+	size_t			 off, k, i, max, ntodo, nadd, nrel = 0;
+	size_t			 piece, from = 0, m;
 	int64_t			 sum;
 	int			 rc = -1;
 
@@ -330,15 +338,18 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	w.w_point = "register";
 	a->gone = 0;
 	max = st->s_ops->o_max_rows;
+	piece = a->fill != NULL ? REG_PIECE : a->n;
 	if ((p = reallocarray(NULL, max, JOB_NCOLS * sizeof(*p))) == NULL ||
-	    (todo = reallocarray(NULL, a->n + 1, sizeof(*todo))) == NULL ||
-	    (add = reallocarray(NULL, a->n + 1, sizeof(*add))) == NULL) {
+	    (todo = reallocarray(NULL, piece + 1, sizeof(*todo))) == NULL ||
+	    (add = reallocarray(NULL, piece + 1, sizeof(*add))) == NULL ||
+	    (a->fill != NULL && (buf = reallocarray(NULL, piece,
+	    sizeof(*buf))) == NULL)) {
 		lk_nomem(err);
 		goto out;
 	}
 	if (w.w_local && lk_begin(st, err) == -1)
 		goto out;
-	if (a->n >= REG_SCAN || a->sync) {
+	if (a->n >= REG_SCAN || a->sync || a->fill != NULL) {
 		if (lk_exec(st, "register.scan", S_JOB_DIGESTS, 0, NULL, 0,
 		    digest_row, &dv, NULL, err) == -1)
 			goto out;
@@ -368,8 +379,32 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 		else
 			rel[nrel++] = held[i];
 	}
-	for (i = 0; i < a->n; i++) {
-		j = &a->jobs[i];
+	/* Which of rel[] (sorted, as held[] is) are registered now. */
+	if (a->sync && (relseen = calloc(nrel + 1, 1)) == NULL) {
+		lk_nomem(err);
+		goto out;
+	}
+	/* The jobs, in pieces when a fill function gives them. */
+next:
+	if (a->fill != NULL) {
+		for (i = 0; i < piece; i++)
+			memset(&buf[i], 0, sizeof(buf[i]));
+		if ((m = a->fill(a->fill_arg, from, buf, piece)) > piece)
+			m = piece;
+		if (ids_check(buf, NULL, m, err) == -1)
+			goto out;
+		jobs = buf;
+	} else {
+		m = from == 0 ? a->n : 0;
+		jobs = a->jobs;
+	}
+	from += m;
+	ntodo = nadd = 0;
+	for (i = 0; i < m; i++) {
+		j = &jobs[i];
+		if (nrel > 0 && relseen != NULL && (r = bsearch(&j->j_id, rel,
+		    nrel, sizeof(*rel), str_cmp)) != NULL)
+			relseen[r - rel] = 1;
 		found = NULL;
 		if (dv.v_n > 0) {
 			key.d_id = j->j_id;
@@ -412,23 +447,14 @@ reg_fn(struct store *st, void *arg, struct store_error *err)
 	}
 	if (holds_add(st, add, nadd, &w, err) == -1)
 		goto out;
+	if (m > 0 && a->fill != NULL)
+		goto next;
 	if (a->sync) {
 		/* Holds of no row: released unless registered now. */
-		if (nrel > 0) {
-			if ((ids = reallocarray(NULL, a->n + 1,
-			    sizeof(*ids))) == NULL) {
-				lk_nomem(err);
-				goto out;
-			}
-			for (i = 0; i < a->n; i++)
-				ids[i] = a->jobs[i].j_id;
-			qsort(ids, a->n, sizeof(*ids), str_cmp);
-			for (i = k = 0; i < nrel; i++)
-				if (bsearch(&rel[i], ids, a->n, sizeof(*ids),
-				    str_cmp) == NULL)
-					rel[k++] = rel[i];
-			nrel = k;
-		}
+		for (i = k = 0; i < nrel; i++)
+			if (!relseen[i])
+				rel[k++] = rel[i];
+		nrel = k;
 		for (i = 0; i < dv.v_n; i++)
 			if (d[i].d_held && !d[i].d_seen)
 				rel[nrel++] = d[i].d_id;
@@ -442,9 +468,10 @@ out:
 	digests_free(&dv);
 	lk_strs_free(&hv);
 	free(rel);
+	free(relseen);
 	free(add);
-	free(ids);
 	free(todo);
+	free(buf);
 	free(p);
 	return (rc);
 }
@@ -485,11 +512,14 @@ ids_check(const struct store_job *jobs, const char *const *ids, size_t n,
 	return (0);
 }
 
-/* Register (or sync) the n jobs[], or release the n ids[]. */
+/*
+ * Register (or sync) the n jobs[] or what fill gives, or release the n
+ * ids[].
+ */
 static int
 jobs_write(struct store *st, const struct store_job *jobs,
-    const char *const *ids, size_t n, int sync, size_t *gone,
-    struct store_error *err)
+    store_fill_fn fill, void *fill_arg, const char *const *ids, size_t n,
+    int sync, size_t *gone, struct store_error *err)
 {
 	struct reg_arg	 a;
 
@@ -502,6 +532,8 @@ jobs_write(struct store *st, const struct store_job *jobs,
 		return (0);
 	memset(&a, 0, sizeof(a));
 	a.jobs = jobs;
+	a.fill = fill;
+	a.fill_arg = fill_arg;
 	a.ids = ids;
 	a.n = n;
 	a.sync = sync;
@@ -516,21 +548,28 @@ int
 store_jobs_register(struct store *st, const struct store_job *jobs,
     size_t n, struct store_error *err)
 {
-	return (jobs_write(st, jobs, NULL, n, 0, NULL, err));
+	return (jobs_write(st, jobs, NULL, NULL, NULL, n, 0, NULL, err));
 }
 
 int
 store_jobs_sync(struct store *st, const struct store_job *jobs, size_t n,
     size_t *gone, struct store_error *err)
 {
-	return (jobs_write(st, jobs, NULL, n, 1, gone, err));
+	return (jobs_write(st, jobs, NULL, NULL, NULL, n, 1, gone, err));
+}
+
+int
+store_jobs_sync_fill(struct store *st, store_fill_fn fill, void *arg,
+    size_t *gone, struct store_error *err)
+{
+	return (jobs_write(st, NULL, fill, arg, NULL, 0, 1, gone, err));
 }
 
 int
 store_jobs_release(struct store *st, const char *const *ids, size_t n,
     size_t *gone, struct store_error *err)
 {
-	return (jobs_write(st, NULL, ids, n, 0, gone, err));
+	return (jobs_write(st, NULL, NULL, NULL, ids, n, 0, gone, err));
 }
 
 struct pause_arg {
