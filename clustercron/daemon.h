@@ -478,6 +478,19 @@ struct tables	*jobtab_tables(void);
 struct table	*table_get(enum tb_kind, const char *, const char *);
 void	 table_load(struct table *, struct crontab *, time_t, int,
 	    struct leftjobs *);
+/*
+ * The same, entry by entry, for a parse that keeps no entries
+ * (crontab_parse_each()): table_load_begin() starts a load of the
+ * table, table_load_entry() takes an entry (copying what the job
+ * needs), table_load_end() puts the jobs in the table as table_load()
+ * does (NULL: none), table_load_abort() forgets them.
+ */
+struct tload;
+struct tload	*table_load_begin(struct table *);
+void	 table_load_entry(struct tload *, const struct cron_entry *);
+void	 table_load_end(struct table *, struct tload *, time_t, int,
+	    struct leftjobs *);
+void	 table_load_abort(struct tload *);
 void	 table_drop(struct table *, struct leftjobs *);
 size_t	 jobtab_count(void);
 void	 jobtab_free(void);

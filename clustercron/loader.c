@@ -96,7 +96,7 @@ static void	 scan_dir(enum tb_kind, const char *, int, struct tick *);
 static void	 scan_file(enum tb_kind, const char *, const char *, int,
 		    struct tick *);
 static void	 table_remove(struct table *);
-static size_t	 users_unknown(const struct table *, const struct crontab *);
+static void	 entry_take(void *, const struct cron_entry *);
 static void	 table_read(struct table *, const char *, size_t,
 		    struct tick *);
 static int	 name_ok(enum tb_kind, const char *);
@@ -588,36 +588,49 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force,
 }
 
 /*
- * The entries of a system table whose user field names no user of this
- * machine, each logged with its file and line.  Debian's cron refuses
- * such a table as a whole when it reads it ("bad username"), the other
- * users' entries with it, and does not look again until the file
- * changes, even once the user exists; so does the daemon (SIGHUP also
- * reads every table again).  A daemon that is not root takes only its
- * own user's entries, and asks about no one else.
+ * A table being read: its entries go to the load as the parser hands
+ * them over (crontab_parse_each()), so that no array of the whole
+ * table's entries is made; those of a system table whose user field
+ * names no user of this machine are noted instead, with their lines.
+ * Debian's cron refuses such a table as a whole when it reads it ("bad
+ * username"), the other users' entries with it, and does not look
+ * again until the file changes, even once the user exists; so does
+ * the daemon (SIGHUP also reads every table again).  A daemon that is
+ * not root takes only its own user's entries, and asks about no one
+ * else.
  */
-static size_t
-users_unknown(const struct table *tb, const struct crontab *ct)
-{
-	const char	*user, *known = NULL;
-	size_t		 i, n = 0;
+struct tread {
+	struct table	*r_tb;
+	struct tload	*r_load;
+	const char	*r_known;	/* the last user found */
+	struct badu {
+		size_t		 b_line;
+		const char	*b_user;	/* the parse's */
+	}		*r_bad;
+	size_t		 r_nbad;
+};
 
-	if ((tb->tb_kind != TB_SYSTEM && tb->tb_kind != TB_CROND) ||
-	    !D.d_root)
-		return (0);
-	for (i = 0; i < ct->ct_nent; i++) {
-		if ((user = ct->ct_ent[i].e_user) == NULL ||
-		    (known != NULL && strcmp(user, known) == 0))
-			continue;
-		if (getpwnam(user) != NULL) {
-			known = user;
-			continue;
+static void
+entry_take(void *arg, const struct cron_entry *e)
+{
+	struct tread	*r = arg;
+	const char	*user = e->e_user;
+
+	if ((r->r_tb->tb_kind == TB_SYSTEM || r->r_tb->tb_kind == TB_CROND) &&
+	    D.d_root && user != NULL && (r->r_known == NULL ||
+	    strcmp(user, r->r_known) != 0)) {
+		if (getpwnam(user) != NULL)
+			r->r_known = user;
+		else {
+			r->r_bad = xreallocarray(r->r_bad, r->r_nbad + 1,
+			    sizeof(*r->r_bad));
+			r->r_bad[r->r_nbad].b_line = e->e_line;
+			r->r_bad[r->r_nbad++].b_user = user;
+			return;
 		}
-		log_warnx("(CRON) ERROR (%s:%zu: bad username %s: no such "
-		    "user)", tb->tb_name, ct->ct_ent[i].e_line, user);
-		n++;
 	}
-	return (n);
+	if (r->r_nbad == 0)
+		table_load_entry(r->r_load, e);
 }
 
 /*
@@ -632,15 +645,20 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 {
 	struct crontab	*ct = NULL;
 	const struct cron_diag *dg;
+	struct tread	 rd;
 	const char	*who;
 	size_t		 i;
 	int		 r, flags;
 
 	who = tb->tb_owner != NULL ? tb->tb_owner : "CRON";
+	memset(&rd, 0, sizeof(rd));
+	rd.r_tb = tb;
 	if (text != NULL) {
 		flags = tb->tb_kind == TB_SYSTEM || tb->tb_kind == TB_CROND ?
 		    CRON_SYSTEM : 0;
-		r = crontab_parse(tb->tb_name, text, len, flags, &ct);
+		rd.r_load = table_load_begin(tb);
+		r = crontab_parse_each(tb->tb_name, text, len, flags,
+		    entry_take, &rd, &ct);
 		if (r == -1)
 			fatalx("out of memory parsing %s", tb->tb_name);
 		for (i = 0; i < ct->ct_ndiag; i++) {
@@ -653,29 +671,36 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 			log_warnx("(%s) ERROR (%s: %zu error%s, table ignored)",
 			    who, tb->tb_name, ct->ct_nerr,
 			    ct->ct_nerr == 1 ? "" : "s");
-			crontab_free(ct);
-			ct = NULL;
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
 		} else if ((tb->tb_kind == TB_SPOOL ||
 		    tb->tb_kind == TB_STORE) && D.d_conf.c_max_entries > 0 &&
 		    ct->ct_nent > D.d_conf.c_max_entries) {
 			log_warnx("(%s) LIMIT (%s: %zu entries, more than "
 			    "max-entries %zu: table ignored)", who,
 			    tb->tb_name, ct->ct_nent, D.d_conf.c_max_entries);
-			crontab_free(ct);
-			ct = NULL;
-		} else if (users_unknown(tb, ct) > 0) {
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
+		} else if (rd.r_nbad > 0) {
+			for (i = 0; i < rd.r_nbad; i++)
+				log_warnx("(CRON) ERROR (%s:%zu: bad username "
+				    "%s: no such user)", tb->tb_name,
+				    rd.r_bad[i].b_line, rd.r_bad[i].b_user);
 			log_warnx("(%s) ERROR (%s: table ignored until it "
 			    "changes, as it names an unknown user)", who,
 			    tb->tb_name);
-			crontab_free(ct);
-			ct = NULL;
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
 		} else {
 			log_info("(%s) %s (%s)", who,
 			    tb->tb_loaded ? "RELOAD" : "LOAD", tb->tb_name);
 			tb->tb_loaded = 1;
 		}
+		free(rd.r_bad);
+		crontab_free(ct);
 	}
-	table_load(tb, ct, (time_t)(tk->tk_wall / 1000), D.d_stopping, &left);
+	table_load_end(tb, rd.r_load, (time_t)(tk->tk_wall / 1000),
+	    D.d_stopping, &left);
 	reloaded = 1;
 }
 
