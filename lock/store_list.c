@@ -201,10 +201,7 @@ store_jobs_list(struct store *st, const char *owner, struct store_job **out,
 	return (rc);
 }
 
-/*
- * The jobs ever claimed, from the rows of the jobs' listing: a row
- * callback that keeps two columns of the rows that have a last fire.
- */
+/* The jobs ever claimed: identity and last fire (SQL_JOBS_FIRED). */
 static int
 fired_row(void *arg, const struct sval *c, size_t n)
 {
@@ -212,8 +209,8 @@ fired_row(void *arg, const struct sval *c, size_t n)
 	const char		*id;
 	time_t			 last;
 
-	ROW_NEED(n, JOB_COLS);
-	if ((last = (time_t)lk_int(&c[10])) == 0)
+	ROW_NEED(n, 2);
+	if ((last = (time_t)lk_int(&c[1])) == 0)
 		return (0);
 	id = lk_str(&c[0]);
 	if (strlen(id) > STORE_IDLEN)
@@ -245,9 +242,9 @@ fired_fn(struct store *st, void *arg, struct store_error *err)
 	struct sval		 p = SVS(a->owner);
 
 	a->v.v_n = 0;
-	return (lk_exec(st, "list", a->owner == NULL ? S_JOBS_LIST :
-	    S_JOBS_OWNER, 0, &p, a->owner == NULL ? 0 : 1, fired_row, &a->v,
-	    NULL, err));
+	return (lk_exec(st, "list", a->owner == NULL ? S_JOBS_FIRED :
+	    S_JOBS_FIRED_OWNER, 0, &p, a->owner == NULL ? 0 : 1, fired_row,
+	    &a->v, NULL, err));
 }
 
 int
