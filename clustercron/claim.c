@@ -676,7 +676,6 @@ claim_recover(struct tick *tk)
 		}
 	}
 	free(list);
-	jobtab_ids_drop();
 	if (nm == 0) {
 		free(m);
 		return;

@@ -327,7 +327,6 @@ struct table {
 	struct jkind	*tb_kinds;
 	size_t		 tb_nkinds;
 	char		*tb_text;	/* the jobs' commands and input */
-	uint8_t		(*tb_ids)[JOB_IDLEN]; /* for a while */
 	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -356,8 +355,7 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
  * wall-clock heap) is due at that instant plus the job's spreading
  * delay (job_delay(), from the identity), later still while
  * JOB_DEFERRED.  The identity is not kept: job_id() makes
- * it again from the rest, as the parser made it (a table keeps its
- * jobs' identities from its load until they are registered, tb_ids).
+ * it again from the rest, as the parser made it.
  *
  * A table's jobs are one array, sorted by identity, which a reload
  * replaces: nothing outside jobtab.c holds a job's address across a
@@ -497,9 +495,8 @@ void	 jobtab_free(void);
 
 /*
  * Jobs.  job_id() writes the 32 hex digits of the job's identity into
- * buf and returns buf; table_job_id() the same for the table's job i,
- * from the identities a table keeps after a load until
- * jobtab_ids_drop().  job_ref() is a handle on the table's job i;
+ * buf and returns buf; table_job_id() the same for the table's job i.
+ * job_ref() is a handle on the table's job i;
  * job_get() the job a handle names now, found again by the identity id
  * when a reload moved it (and the handle updated), or NULL when it is
  * gone; job_find() finds a job by identity alone (and its handle, when
@@ -518,7 +515,6 @@ void	 jobtab_free(void);
 const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
 const char *table_job_id(const struct table *, size_t,
 	    char [CRON_IDLEN + 1]);
-void	 jobtab_ids_drop(void);
 void	 job_ref(const struct table *, size_t, struct jobref *);
 struct job *job_get(struct jobref *, const char *);
 struct job *job_find(const char *, struct jobref *);

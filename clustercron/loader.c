@@ -206,6 +206,14 @@ loader_init(struct tick *tk)
 
 	mtimer_init(&scan_t, scan_timer, NULL);
 	mtimer_init(&check_t, check_timer, NULL);
+	/*
+	 * Loading a table of 10,000 entries makes arrays of a few hundred
+	 * KB for a moment.  From 128 KB malloc maps them and unmaps them
+	 * when freed; its default threshold rises to the size of the first
+	 * such array freed, and the later ones stay in the heap, pages the
+	 * daemon keeps touched (1 MB more at its peak with 100,000 jobs).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	if (*D.d_conf.c_crontab != '\0') {
 		s = xstrdup(D.d_conf.c_crontab);
@@ -851,9 +859,6 @@ loader_register(int all, struct tick *tk)
 	if (rc == 0 && left.lj_n > 0)
 		(void)jobs_release(tk);
  out:
-	/* The misfire pass after a registration of all needs them. */
-	if (!all)
-		jobtab_ids_drop();
 	/*
 	 * Reading a table again parses it whole and copies it: give back
 	 * what that used, as start-up does, or each reload of a big table
@@ -903,9 +908,8 @@ left_held(const uint8_t *id)
 /*
  * Let go of the jobs that left their tables and are in no other table
  * of this node (the same entry may be in two: a spool table and the
- * stored table it was imported into).  A table's identities are at
- * hand for a while after it was read (tb_ids); otherwise only the jobs
- * whose owner and command hash as one that left have theirs made, so
+ * stored table it was imported into).  Only the jobs whose owner and
+ * command hash as one that left have their identities made, so
  * that a table removed beside 100,000 jobs costs no 100,000 hashes of
  * whole entries.  Returns 0, or -1 when the store failed: they are
  * kept for the next registration.
@@ -936,10 +940,6 @@ jobs_release(struct tick *tk)
 	qsort(sums, left.lj_n, sizeof(*sums), sum_cmp);
 	RB_FOREACH(tb, tables, jobtab_tables()) {
 		for (i = 0; i < tb->tb_njobs; i++) {
-			if (tb->tb_ids != NULL) {
-				left_held(tb->tb_ids[i]);
-				continue;
-			}
 			sum = job_sum(&tb->tb_jobs[i]);
 			if (bsearch(&sum, sums, left.lj_n, sizeof(*sums),
 			    sum_cmp) == NULL)
