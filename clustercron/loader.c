@@ -88,6 +88,8 @@ static struct mtimer	 check_t;	/* fallback check */
 static struct leftjobs	 left;
 static int		 sync_owed = 1;
 
+struct rows;
+
 static void	 scan_timer(struct mtimer *, struct tick *);
 static void	 check_timer(struct mtimer *, struct tick *);
 static void	 watches_add(struct tick *);
@@ -109,6 +111,8 @@ static void	 left_held(const uint8_t *);
 static int	 jobs_release(struct tick *);
 static void	 register_retry(const struct store_error *, struct tick *);
 static size_t	 rows_fill(void *, size_t, struct store_job *, size_t);
+static void	 rows_down(struct rows *, size_t);
+static void	 rows_start(struct rows *);
 static void	 title(void);
 
 /*
@@ -713,25 +717,71 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 }
 
 /*
- * The rows of every job, in pieces, for store_jobs_sync_fill(): the
- * rows borrow the jobs' strings; the hex identities and the summaries
- * of long commands are made into buffers for one piece.  A walk through
- * the tables in order, which starts again when the store asks for an
- * earlier row than the next.
+ * The rows of every job, in pieces and by identity, for
+ * store_jobs_sync_fill(): each table's jobs are sorted by identity, and
+ * the tables are merged through a heap of their next jobs.  The rows
+ * borrow the jobs' strings; the hex identities and the summaries of
+ * long commands are made into buffers for one piece.  The walk starts
+ * again when the store asks for an earlier row than the next.
  */
+struct rowsrc {
+	struct table	*s_tb;
+	size_t		 s_i;
+	char		 s_id[CRON_IDLEN + 1];	/* of job s_i */
+};
 struct rows {
-	struct table	*r_tb;		/* the next row's table */
-	size_t		 r_i;		/* and job */
-	size_t		 r_next;	/* its number */
+	struct rowsrc	*r_h;		/* a heap by s_id */
+	size_t		 r_nh;
+	size_t		 r_next;	/* the next row's number */
 	size_t		 r_cap;
 	char		(*r_ids)[CRON_IDLEN + 1];
 	char		(*r_cmds)[JOB_CMDSUM + 1];
 };
 
+static void
+rows_down(struct rows *rw, size_t i)
+{
+	struct rowsrc	 t;
+	size_t		 c;
+
+	for (; (c = 2 * i + 1) < rw->r_nh; i = c) {
+		if (c + 1 < rw->r_nh &&
+		    strcmp(rw->r_h[c + 1].s_id, rw->r_h[c].s_id) < 0)
+			c++;
+		if (strcmp(rw->r_h[i].s_id, rw->r_h[c].s_id) <= 0)
+			break;
+		t = rw->r_h[i];
+		rw->r_h[i] = rw->r_h[c];
+		rw->r_h[c] = t;
+	}
+}
+
+static void
+rows_start(struct rows *rw)
+{
+	struct table	*tb;
+	size_t		 i;
+
+	rw->r_nh = rw->r_next = 0;
+	RB_FOREACH(tb, tables, jobtab_tables()) {
+		if (tb->tb_njobs == 0)
+			continue;
+		rw->r_h = xreallocarray(rw->r_h, rw->r_nh + 1,
+		    sizeof(*rw->r_h));
+		rw->r_h[rw->r_nh].s_tb = tb;
+		rw->r_h[rw->r_nh].s_i = 0;
+		table_job_id(tb, 0, rw->r_h[rw->r_nh].s_id);
+		rw->r_nh++;
+	}
+	for (i = rw->r_nh / 2; i-- > 0; )
+		rows_down(rw, i);
+}
+
 static size_t
 rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
 {
 	struct rows	*rw = arg;
+	struct rowsrc	*s;
 	struct job	*j;
 	size_t		 k = 0;
 
@@ -741,27 +791,23 @@ rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
 		    sizeof(*rw->r_cmds));
 		rw->r_cap = max;
 	}
-	if (from != rw->r_next || from == 0) {
-		rw->r_tb = RB_MIN(tables, jobtab_tables());
-		rw->r_i = rw->r_next = 0;
-	}
-	while (rw->r_tb != NULL && (k < max || rw->r_next < from)) {
-		if (rw->r_i == rw->r_tb->tb_njobs) {
-			rw->r_tb = RB_NEXT(tables, jobtab_tables(), rw->r_tb);
-			rw->r_i = 0;
-			continue;
+	if (from != rw->r_next || from == 0)
+		rows_start(rw);
+	while (rw->r_nh > 0 && (k < max || rw->r_next < from)) {
+		s = &rw->r_h[0];
+		if (rw->r_next++ >= from) {
+			j = &s->s_tb->tb_jobs[s->s_i];
+			job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
+			    rw->r_cmds[k] : NULL);
+			memcpy(rw->r_ids[k], s->s_id, sizeof(s->s_id));
+			out[k].j_id = rw->r_ids[k];
+			k++;
 		}
-		if (rw->r_next++ < from) {
-			rw->r_i++;
-			continue;
-		}
-		j = &rw->r_tb->tb_jobs[rw->r_i];
-		job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
-		    rw->r_cmds[k] : NULL);
-		out[k].j_id = (char *)table_job_id(rw->r_tb, rw->r_i,
-		    rw->r_ids[k]);
-		rw->r_i++;
-		k++;
+		if (++s->s_i < s->s_tb->tb_njobs)
+			table_job_id(s->s_tb, s->s_i, s->s_id);
+		else
+			rw->r_h[0] = rw->r_h[--rw->r_nh];
+		rows_down(rw, 0);
 	}
 	return (k);
 }
@@ -770,8 +816,8 @@ rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
  * Register in the store the jobs that are new or changed, and let go
  * of those that left every table; with all set (or while the store is
  * owed it), hand it every job as this node's whole set instead, in
- * pieces (rows_fill()), so that 100,000 jobs cost no array of 100,000
- * rows.  On failure they stay pending and go with the next
+ * pieces by identity (rows_fill()), so that 100,000 jobs cost no array
+ * of 100,000 rows, here or in the store.  On failure they stay pending and go with the next
  * registration, which comes when the store is back or, when another
  * node held the lock of the jobs, a moment later.  The records borrow
  * the jobs' strings; only the hex identities and the summaries of long
@@ -828,6 +874,7 @@ loader_register(int all, struct tick *tk)
 	if (sync) {
 		memset(&rw, 0, sizeof(rw));
 		rc = store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone, &se);
+		free(rw.r_h);
 		free(rw.r_ids);
 		free(rw.r_cmds);
 	} else

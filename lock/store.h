@@ -247,12 +247,14 @@ int	 store_jobs_release(struct store *, const char *const *, size_t,
 	    size_t *, struct store_error *);
 /*
  * store_jobs_sync_fill() is store_jobs_sync() with the jobs asked for
- * in pieces instead of passed in one array, so that the caller's
- * memory stays at one piece whatever the number of jobs:
+ * in pieces, sorted by identity, instead of passed in one array; the
+ * stored jobs are read in pages in the same order, so that neither the
+ * caller's memory nor the store's grows with the number of jobs:
  * fill(arg, from, rows, max) fills rows[] with at most max jobs, the
  * from-th on, and returns how many, 0 past the last; from is 0 again
  * when the store starts over (after a lost connection).  The rows'
- * strings are borrowed until the next call.
+ * strings are borrowed until the next call.  A job given out of order
+ * fails the sync (STORE_FATAL); one given twice in a row counts once.
  */
 typedef size_t	(*store_fill_fn)(void *, size_t, struct store_job *, size_t);
 int	 store_jobs_sync_fill(struct store *, store_fill_fn, void *, size_t *,

@@ -73,6 +73,8 @@ enum stmt {
 	S_JOBS_LOCK,		/* seconds -> 1 when taken (MariaDB) */
 	S_JOBS_UNLOCK,
 	S_HOLDS_MINE,		/* node -> job */
+	S_JOBS_PAGE,		/* node, after, limit -> id, digest, held */
+	S_HOLDS_ORPHAN,		/* node -> job */
 	S_HOLD_ADD,		/* n rows of node, job */
 	S_HOLD_DROP,		/* n: node, ids... */
 	S_GONE_KEEP,		/* n: ids... */

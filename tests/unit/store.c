@@ -692,13 +692,15 @@ fill_count(struct store *st)
 
 /*
  * store_jobs_sync_fill(): a sync whose jobs come in pieces, more than
- * one; store_jobs_fired(): the jobs ever claimed, and only those.
+ * one, against stored jobs read in pages (more than one); jobs given
+ * twice, changed, out of order; store_jobs_fired(): the jobs ever
+ * claimed, and only those.
  */
 static void
 test_fill(void)
 {
 	struct store		*st;
-	struct store_job	*j;
+	struct store_job	*j, *one;
 	struct store_fired	*fired;
 	struct store_error	 err;
 	struct fill		 f;
@@ -757,16 +759,42 @@ test_fill(void)
 	    "fill: a sync of the first 1000 lets go of the others (%zu)",
 	    gone);
 	is_int((int)fill_count(st), 1000, "fill: 1000 left");
+	/* Given twice in a row: once; a changed row: written again. */
+	j[5].j_cmd = "echo changed";
+	j[6] = j[5];
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
+	    gone == 1 && fill_count(st) == 999,
+	    "fill: a job given twice counts once, the one it hid goes");
+	ok(store_job_get(st, id[5], &one, &err) == 0 && one != NULL &&
+	    strcmp(one->j_cmd, "echo changed") == 0,
+	    "fill: a changed command is written");
+	store_jobs_free(one, 1);
+	j[6].j_id = id[6];
+	j[6].j_cmd = "echo even";
+	/* Out of order: refused, nothing changes. */
+	j[8].j_id = id[9];
+	j[9].j_id = id[8];
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == -1 &&
+	    err.se_class == STORE_FATAL, "fill: jobs out of order fail");
+	j[8].j_id = id[8];
+	j[9].j_id = id[9];
+	is_int((int)fill_count(st), 999, "fill: and change nothing");
 	j[3].j_id = "";
 	memset(&f, 0, sizeof(f));
 	f.f_jobs = j;
 	f.f_n = 1000;
 	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == -1 &&
 	    err.se_class == STORE_FATAL, "fill: a bad identity fails");
-	is_int((int)fill_count(st), 1000, "fill: and changes nothing");
+	is_int((int)fill_count(st), 999, "fill: and changes nothing");
 	memset(&f, 0, sizeof(f));
 	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
-	    gone == 1000 && fill_count(st) == 0,
+	    gone == 999 && fill_count(st) == 0,
 	    "fill: a sync of nothing lets go of all");
 	free(j);
 	free(id);
