@@ -62,6 +62,7 @@
 #define TABLE_MAX	(64 * 1024 * 1024)
 #define DEBOUNCE_MS	100
 #define REGISTER_RETRY_MS 1000	/* after another node held the jobs' lock */
+#define REGISTER_FEW	256	/* more new jobs go in pieces */
 
 /* A job's text offset has room for the longest table. */
 _Static_assert(TABLE_MAX <= JOB_TEXTMAX, "TABLE_MAX exceeds JOB_TEXTMAX");
@@ -89,6 +90,7 @@ static struct leftjobs	 left;
 static int		 sync_owed = 1;
 
 struct rows;
+struct rowsrc;
 
 static void	 scan_timer(struct mtimer *, struct tick *);
 static void	 check_timer(struct mtimer *, struct tick *);
@@ -113,6 +115,7 @@ static void	 register_retry(const struct store_error *, struct tick *);
 static size_t	 rows_fill(void *, size_t, struct store_job *, size_t);
 static void	 rows_down(struct rows *, size_t);
 static void	 rows_start(struct rows *);
+static int	 rows_at(struct rows *, struct rowsrc *);
 static void	 title(void);
 
 /*
@@ -730,6 +733,7 @@ struct rowsrc {
 	char		 s_id[CRON_IDLEN + 1];	/* of job s_i */
 };
 struct rows {
+	int		 r_new;		/* only the jobs to register */
 	struct rowsrc	*r_h;		/* a heap by s_id */
 	size_t		 r_nh;
 	size_t		 r_next;	/* the next row's number */
@@ -756,6 +760,25 @@ rows_down(struct rows *rw, size_t i)
 	}
 }
 
+/*
+ * Move s to its table's next job from s_i on (with r_new, the next to
+ * register), and make its identity; 0 when there is none.
+ */
+static int
+rows_at(struct rows *rw, struct rowsrc *s)
+{
+	struct table	*tb = s->s_tb;
+
+	if (rw->r_new)
+		while (s->s_i < tb->tb_njobs &&
+		    !(tb->tb_jobs[s->s_i].j_flags & JOB_NEW))
+			s->s_i++;
+	if (s->s_i == tb->tb_njobs)
+		return (0);
+	table_job_id(tb, s->s_i, s->s_id);
+	return (1);
+}
+
 static void
 rows_start(struct rows *rw)
 {
@@ -764,14 +787,14 @@ rows_start(struct rows *rw)
 
 	rw->r_nh = rw->r_next = 0;
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (tb->tb_njobs == 0)
+		if (tb->tb_njobs == 0 || (rw->r_new && !tb->tb_pending))
 			continue;
 		rw->r_h = xreallocarray(rw->r_h, rw->r_nh + 1,
 		    sizeof(*rw->r_h));
 		rw->r_h[rw->r_nh].s_tb = tb;
 		rw->r_h[rw->r_nh].s_i = 0;
-		table_job_id(tb, 0, rw->r_h[rw->r_nh].s_id);
-		rw->r_nh++;
+		if (rows_at(rw, &rw->r_h[rw->r_nh]))
+			rw->r_nh++;
 	}
 	for (i = rw->r_nh / 2; i-- > 0; )
 		rows_down(rw, i);
@@ -803,9 +826,8 @@ rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
 			out[k].j_id = rw->r_ids[k];
 			k++;
 		}
-		if (++s->s_i < s->s_tb->tb_njobs)
-			table_job_id(s->s_tb, s->s_i, s->s_id);
-		else
+		s->s_i++;
+		if (!rows_at(rw, s))
 			rw->r_h[0] = rw->r_h[--rw->r_nh];
 		rows_down(rw, 0);
 	}
@@ -817,7 +839,9 @@ rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
  * of those that left every table; with all set (or while the store is
  * owed it), hand it every job as this node's whole set instead, in
  * pieces by identity (rows_fill()), so that 100,000 jobs cost no array
- * of 100,000 rows, here or in the store.  On failure they stay pending and go with the next
+ * of 100,000 rows, here or in the store; so do many new jobs (a big
+ * table added), while a few go in one array, which the store writes
+ * without reading the others.  On failure they stay pending and go with the next
  * registration, which comes when the store is back or, when another
  * node held the lock of the jobs, a moment later.  The records borrow
  * the jobs' strings; only the hex identities and the summaries of long
@@ -834,7 +858,7 @@ loader_register(int all, struct tick *tk)
 	char			(*ids)[CRON_IDLEN + 1] = NULL;
 	char			**cmds = NULL;
 	size_t			 i, n = 0, k = 0, ncmds = 0, gone = 0;
-	int			 sync, rc;
+	int			 sync, fill, rc;
 
 	if (D.d_st == NULL)
 		goto out;
@@ -848,12 +872,14 @@ loader_register(int all, struct tick *tk)
 			if (tb->tb_jobs[i].j_flags & JOB_NEW)
 				n++;
 	}
-	if (n > 0) {
+	/* Many: in pieces, as a sync. */
+	fill = sync || n >= REGISTER_FEW;
+	if (n > 0 && !fill) {
 		sj = xcalloc(n, sizeof(*sj));
 		ids = xreallocarray(NULL, n, sizeof(*ids));
 	}
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (sync || !tb->tb_pending)
+		if (fill || !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
@@ -871,9 +897,11 @@ loader_register(int all, struct tick *tk)
 			k++;
 		}
 	}
-	if (sync) {
+	if (fill) {
 		memset(&rw, 0, sizeof(rw));
-		rc = store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone, &se);
+		rw.r_new = !sync;
+		rc = sync ? store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone,
+		    &se) : store_jobs_register_fill(D.d_st, rows_fill, &rw, &se);
 		free(rw.r_h);
 		free(rw.r_ids);
 		free(rw.r_cmds);

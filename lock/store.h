@@ -259,6 +259,9 @@ int	 store_jobs_release(struct store *, const char *const *, size_t,
 typedef size_t	(*store_fill_fn)(void *, size_t, struct store_job *, size_t);
 int	 store_jobs_sync_fill(struct store *, store_fill_fn, void *, size_t *,
 	    struct store_error *);
+/* The same as store_jobs_register(), in pieces likewise. */
+int	 store_jobs_register_fill(struct store *, store_fill_fn, void *,
+	    struct store_error *);
 /* Set or clear the paused flag; 0, or -1 (STORE_CONFLICT: no job). */
 int	 store_job_pause(struct store *, const char *, int,
 	    struct store_error *);

@@ -68,6 +68,8 @@ static int	 page_row(void *, const struct sval *, size_t);
 static int	 page_read(struct store *, struct vec *, const char *,
 		    struct store_error *);
 static int	 fill_fn(struct store *, void *, struct store_error *);
+static int	 fill_write(struct store *, store_fill_fn, void *, int,
+		    size_t *, struct store_error *);
 
 /*
  * A descriptive text cut to what its column holds, at a character
@@ -556,7 +558,8 @@ store_jobs_release(struct store *st, const char *const *ids, size_t n,
  * stored and held by this node is released.  What is written is never
  * after the page in hand, so that no later page reads it back.  This
  * node's holds of jobs without a row are read first (they are few)
- * and released unless given.
+ * and released unless given.  Registering (not a sync) releases
+ * nothing, and skips the stored jobs before the next one given.
  */
 #define PAGE_ROWS	1024	/* stored jobs read at once */
 #define FILL_ROWS	1024	/* jobs asked of the fill function */
@@ -672,7 +675,7 @@ fill_fn(struct store *st, void *arg, struct store_error *err)
 	if (w.w_local && lk_begin(st, err) == -1)
 		goto out;
 	hp = SVS(st->s_node);
-	if (lk_exec(st, "register.scan", S_HOLDS_ORPHAN, 0, &hp, 1,
+	if (a->sync && lk_exec(st, "register.scan", S_HOLDS_ORPHAN, 0, &hp, 1,
 	    lk_str_row, &hv, NULL, err) == -1)
 		goto out;
 	orph = (const char **)hv.v_p;
@@ -712,6 +715,9 @@ fill_fn(struct store *st, void *arg, struct store_error *err)
 				goto out;
 			ntodo = nadd = nrel = 0;
 			strcpy(after, pg[pv.v_n - 1].p_id);
+			/* Registering only: the stored jobs before are not ours. */
+			if (!a->sync && strcmp(prev, after) > 0)
+				strcpy(after, prev);
 			if (page_read(st, &pv, after, err) == -1)
 				goto out;
 			more = pv.v_n == PAGE_ROWS;
@@ -748,7 +754,7 @@ fill_fn(struct store *st, void *arg, struct store_error *err)
 				pi++;
 			continue;
 		}
-		if (s->p_held)
+		if (a->sync && s->p_held)
 			rel[nrel++] = s->p_id;
 		pi++;
 	}
@@ -775,8 +781,8 @@ out:
 	return (rc);
 }
 
-int
-store_jobs_sync_fill(struct store *st, store_fill_fn fill, void *arg,
+static int
+fill_write(struct store *st, store_fill_fn fill, void *arg, int sync,
     size_t *gone, struct store_error *err)
 {
 	struct reg_arg	 a;
@@ -787,12 +793,26 @@ store_jobs_sync_fill(struct store *st, store_fill_fn fill, void *arg,
 	memset(&a, 0, sizeof(a));
 	a.fill = fill;
 	a.fill_arg = arg;
-	a.sync = 1;
+	a.sync = sync;
 	if (lk_run(st, jobs_fn, &a, err) == -1)
 		return (-1);
 	if (gone != NULL)
 		*gone = a.gone;
 	return (0);
+}
+
+int
+store_jobs_sync_fill(struct store *st, store_fill_fn fill, void *arg,
+    size_t *gone, struct store_error *err)
+{
+	return (fill_write(st, fill, arg, 1, gone, err));
+}
+
+int
+store_jobs_register_fill(struct store *st, store_fill_fn fill, void *arg,
+    struct store_error *err)
+{
+	return (fill_write(st, fill, arg, 0, NULL, err));
 }
 
 struct pause_arg {

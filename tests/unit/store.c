@@ -792,9 +792,18 @@ test_fill(void)
 	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == -1 &&
 	    err.se_class == STORE_FATAL, "fill: a bad identity fails");
 	is_int((int)fill_count(st), 999, "fill: and changes nothing");
+	j[3].j_id = id[3];
+	/* Registering in pieces adds, and lets go of nothing. */
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j + 1000;
+	f.f_n = FILL_JOBS - 1000;
+	ok(store_jobs_register_fill(st, fill_rows, &f, &err) == 0 &&
+	    f.f_calls >= 2 && fill_count(st) == FILL_JOBS - 1,
+	    "fill: %d more registered in pieces, none let go of",
+	    FILL_JOBS - 1000);
 	memset(&f, 0, sizeof(f));
 	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
-	    gone == 999 && fill_count(st) == 0,
+	    gone == FILL_JOBS - 1 && fill_count(st) == 0,
 	    "fill: a sync of nothing lets go of all");
 	free(j);
 	free(id);
