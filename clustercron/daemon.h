@@ -516,6 +516,24 @@ const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
 const char *table_job_id(const struct table *, size_t,
 	    char [CRON_IDLEN + 1]);
 void	 job_ref(const struct table *, size_t, struct jobref *);
+/*
+ * Every job (with only_new, those marked JOB_NEW) in identity order:
+ * jobiter_start() begins (again), jobiter_next() gives the next job's
+ * table, index and identity and returns 1, or 0 past the last;
+ * jobiter_free() frees.  Each table's jobs are sorted by identity, so
+ * this merges the tables through a heap of their next jobs, making each
+ * identity once.  Good for one turn of the loop (no reload between).
+ */
+struct jobsrc;
+struct jobiter {
+	struct jobsrc	*ji_h;
+	size_t		 ji_n;
+	int		 ji_new;
+};
+void	 jobiter_start(struct jobiter *, int);
+int	 jobiter_next(struct jobiter *, struct table **, size_t *,
+	    char [CRON_IDLEN + 1]);
+void	 jobiter_free(struct jobiter *);
 struct job *job_get(struct jobref *, const char *);
 struct job *job_find(const char *, struct jobref *);
 const char *job_label(const struct job *, char *, size_t);

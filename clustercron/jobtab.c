@@ -103,6 +103,8 @@ static size_t	 kind_get(struct kinds *, const struct jsched *,
 		    const struct jctx *);
 static struct table *job_table(const struct job *);
 static struct job *table_find_id(const struct table *, const char *);
+static void	 iter_down(struct jobiter *, size_t);
+static int	 iter_at(const struct jobiter *, struct jobsrc *);
 
 int
 table_cmp(struct table *a, struct table *b)
@@ -671,6 +673,98 @@ static int
 hexval(char c)
 {
 	return (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+}
+
+/* The next job of one table, in a jobiter's heap. */
+struct jobsrc {
+	struct table	*s_tb;
+	size_t		 s_i;
+	char		 s_id[CRON_IDLEN + 1];	/* of job s_i */
+};
+
+static void
+iter_down(struct jobiter *it, size_t i)
+{
+	struct jobsrc	 t;
+	size_t		 c;
+
+	for (; (c = 2 * i + 1) < it->ji_n; i = c) {
+		if (c + 1 < it->ji_n &&
+		    strcmp(it->ji_h[c + 1].s_id, it->ji_h[c].s_id) < 0)
+			c++;
+		if (strcmp(it->ji_h[i].s_id, it->ji_h[c].s_id) <= 0)
+			break;
+		t = it->ji_h[i];
+		it->ji_h[i] = it->ji_h[c];
+		it->ji_h[c] = t;
+	}
+}
+
+/*
+ * Move s to its table's next job from s_i on (with ji_new, the next to
+ * register) and make its identity; 0 when there is none.
+ */
+static int
+iter_at(const struct jobiter *it, struct jobsrc *s)
+{
+	struct table	*tb = s->s_tb;
+
+	if (it->ji_new)
+		while (s->s_i < tb->tb_njobs &&
+		    !(tb->tb_jobs[s->s_i].j_flags & JOB_NEW))
+			s->s_i++;
+	if (s->s_i == tb->tb_njobs)
+		return (0);
+	job_id(&tb->tb_jobs[s->s_i], s->s_id);
+	return (1);
+}
+
+void
+jobiter_start(struct jobiter *it, int only_new)
+{
+	struct table	*tb;
+	size_t		 i;
+
+	it->ji_n = 0;
+	it->ji_new = only_new;
+	RB_FOREACH(tb, tables, &tables) {
+		if (tb->tb_njobs == 0 || (only_new && !tb->tb_pending))
+			continue;
+		it->ji_h = xreallocarray(it->ji_h, it->ji_n + 1,
+		    sizeof(*it->ji_h));
+		it->ji_h[it->ji_n].s_tb = tb;
+		it->ji_h[it->ji_n].s_i = 0;
+		if (iter_at(it, &it->ji_h[it->ji_n]))
+			it->ji_n++;
+	}
+	for (i = it->ji_n / 2; i-- > 0; )
+		iter_down(it, i);
+}
+
+int
+jobiter_next(struct jobiter *it, struct table **tb, size_t *i,
+    char id[CRON_IDLEN + 1])
+{
+	struct jobsrc	*s;
+
+	if (it->ji_n == 0)
+		return (0);
+	s = &it->ji_h[0];
+	*tb = s->s_tb;
+	*i = s->s_i;
+	memcpy(id, s->s_id, CRON_IDLEN + 1);
+	s->s_i++;
+	if (!iter_at(it, s))
+		it->ji_h[0] = it->ji_h[--it->ji_n];
+	iter_down(it, 0);
+	return (1);
+}
+
+void
+jobiter_free(struct jobiter *it)
+{
+	free(it->ji_h);
+	memset(it, 0, sizeof(*it));
 }
 
 /*

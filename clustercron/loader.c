@@ -90,7 +90,6 @@ static struct leftjobs	 left;
 static int		 sync_owed = 1;
 
 struct rows;
-struct rowsrc;
 
 static void	 scan_timer(struct mtimer *, struct tick *);
 static void	 check_timer(struct mtimer *, struct tick *);
@@ -113,9 +112,6 @@ static void	 left_held(const uint8_t *);
 static int	 jobs_release(struct tick *);
 static void	 register_retry(const struct store_error *, struct tick *);
 static size_t	 rows_fill(void *, size_t, struct store_job *, size_t);
-static void	 rows_down(struct rows *, size_t);
-static void	 rows_start(struct rows *);
-static int	 rows_at(struct rows *, struct rowsrc *);
 static void	 title(void);
 
 /*
@@ -720,93 +716,29 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 }
 
 /*
- * The rows of every job, in pieces and by identity, for
- * store_jobs_sync_fill(): each table's jobs are sorted by identity, and
- * the tables are merged through a heap of their next jobs.  The rows
+ * The rows of every job, in pieces and by identity (jobiter_next()),
+ * for store_jobs_sync_fill() and store_jobs_register_fill().  The rows
  * borrow the jobs' strings; the hex identities and the summaries of
  * long commands are made into buffers for one piece.  The walk starts
  * again when the store asks for an earlier row than the next.
  */
-struct rowsrc {
-	struct table	*s_tb;
-	size_t		 s_i;
-	char		 s_id[CRON_IDLEN + 1];	/* of job s_i */
-};
 struct rows {
 	int		 r_new;		/* only the jobs to register */
-	struct rowsrc	*r_h;		/* a heap by s_id */
-	size_t		 r_nh;
+	struct jobiter	 r_it;
 	size_t		 r_next;	/* the next row's number */
 	size_t		 r_cap;
 	char		(*r_ids)[CRON_IDLEN + 1];
 	char		(*r_cmds)[JOB_CMDSUM + 1];
 };
 
-static void
-rows_down(struct rows *rw, size_t i)
-{
-	struct rowsrc	 t;
-	size_t		 c;
-
-	for (; (c = 2 * i + 1) < rw->r_nh; i = c) {
-		if (c + 1 < rw->r_nh &&
-		    strcmp(rw->r_h[c + 1].s_id, rw->r_h[c].s_id) < 0)
-			c++;
-		if (strcmp(rw->r_h[i].s_id, rw->r_h[c].s_id) <= 0)
-			break;
-		t = rw->r_h[i];
-		rw->r_h[i] = rw->r_h[c];
-		rw->r_h[c] = t;
-	}
-}
-
-/*
- * Move s to its table's next job from s_i on (with r_new, the next to
- * register), and make its identity; 0 when there is none.
- */
-static int
-rows_at(struct rows *rw, struct rowsrc *s)
-{
-	struct table	*tb = s->s_tb;
-
-	if (rw->r_new)
-		while (s->s_i < tb->tb_njobs &&
-		    !(tb->tb_jobs[s->s_i].j_flags & JOB_NEW))
-			s->s_i++;
-	if (s->s_i == tb->tb_njobs)
-		return (0);
-	table_job_id(tb, s->s_i, s->s_id);
-	return (1);
-}
-
-static void
-rows_start(struct rows *rw)
-{
-	struct table	*tb;
-	size_t		 i;
-
-	rw->r_nh = rw->r_next = 0;
-	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (tb->tb_njobs == 0 || (rw->r_new && !tb->tb_pending))
-			continue;
-		rw->r_h = xreallocarray(rw->r_h, rw->r_nh + 1,
-		    sizeof(*rw->r_h));
-		rw->r_h[rw->r_nh].s_tb = tb;
-		rw->r_h[rw->r_nh].s_i = 0;
-		if (rows_at(rw, &rw->r_h[rw->r_nh]))
-			rw->r_nh++;
-	}
-	for (i = rw->r_nh / 2; i-- > 0; )
-		rows_down(rw, i);
-}
-
 static size_t
 rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
 {
 	struct rows	*rw = arg;
-	struct rowsrc	*s;
+	struct table	*tb;
 	struct job	*j;
-	size_t		 k = 0;
+	size_t		 k = 0, i;
+	char		 id[CRON_IDLEN + 1];
 
 	if (max > rw->r_cap) {
 		rw->r_ids = xreallocarray(rw->r_ids, max, sizeof(*rw->r_ids));
@@ -814,22 +746,20 @@ rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
 		    sizeof(*rw->r_cmds));
 		rw->r_cap = max;
 	}
-	if (from != rw->r_next || from == 0)
-		rows_start(rw);
-	while (rw->r_nh > 0 && (k < max || rw->r_next < from)) {
-		s = &rw->r_h[0];
-		if (rw->r_next++ >= from) {
-			j = &s->s_tb->tb_jobs[s->s_i];
-			job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
-			    rw->r_cmds[k] : NULL);
-			memcpy(rw->r_ids[k], s->s_id, sizeof(s->s_id));
-			out[k].j_id = rw->r_ids[k];
-			k++;
-		}
-		s->s_i++;
-		if (!rows_at(rw, s))
-			rw->r_h[0] = rw->r_h[--rw->r_nh];
-		rows_down(rw, 0);
+	if (from != rw->r_next || from == 0) {
+		jobiter_start(&rw->r_it, rw->r_new);
+		rw->r_next = 0;
+	}
+	while ((k < max || rw->r_next < from) &&
+	    jobiter_next(&rw->r_it, &tb, &i, id)) {
+		if (rw->r_next++ < from)
+			continue;
+		j = &tb->tb_jobs[i];
+		job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
+		    rw->r_cmds[k] : NULL);
+		memcpy(rw->r_ids[k], id, sizeof(id));
+		out[k].j_id = rw->r_ids[k];
+		k++;
 	}
 	return (k);
 }
@@ -902,7 +832,7 @@ loader_register(int all, struct tick *tk)
 		rw.r_new = !sync;
 		rc = sync ? store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone,
 		    &se) : store_jobs_register_fill(D.d_st, rows_fill, &rw, &se);
-		free(rw.r_h);
+		jobiter_free(&rw.r_it);
 		free(rw.r_ids);
 		free(rw.r_cmds);
 	} else

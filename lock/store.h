@@ -277,18 +277,19 @@ int	 store_job_get(struct store *, const char *, struct store_job **,
 	    struct store_error *);
 /*
  * store_jobs_fired() returns, of all jobs (owner NULL) or one owner's,
- * those ever claimed, as their identity and last claimed fire only,
- * sorted by identity, in a new array *out of *n the caller frees with
- * free(): what the misfire pass needs, without the descriptions
- * (store_jobs_list() makes seven strings a job, 22 MB for 100,000),
- * and without the server sorting every job.
+ * those ever claimed, as their identity and last claimed fire only:
+ * at most max of them, the first whose identities come after `after'
+ * ("" for the first page), sorted by identity, in a new array *out of
+ * *n the caller frees with free().  What the misfire pass needs,
+ * without the descriptions (store_jobs_list() makes seven strings a
+ * job, 22 MB for 100,000), a page at a time.
  */
 struct store_fired {
 	char		 f_id[STORE_IDLEN + 1];
 	time_t		 f_last;	/* j_last_fire, never 0 */
 };
-int	 store_jobs_fired(struct store *, const char *, struct store_fired **,
-	    size_t *, struct store_error *);
+int	 store_jobs_fired(struct store *, const char *, const char *, size_t,
+	    struct store_fired **, size_t *, struct store_error *);
 /*
  * store_jobs_gone() returns the jobs that left the store and still have
  * runs, as store_jobs_list() returns jobs: only the descriptive members

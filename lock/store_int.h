@@ -85,8 +85,8 @@ enum stmt {
 	S_JOBS_LIST,		/* -> jobcols */
 	S_JOBS_OWNER,		/* owner -> jobcols */
 	S_JOB_GET,		/* id -> jobcols */
-	S_JOBS_FIRED,		/* -> id, last_fire */
-	S_JOBS_FIRED_OWNER,	/* owner -> id, last_fire */
+	S_JOBS_FIRED,		/* after, limit -> id, last_fire */
+	S_JOBS_FIRED_OWNER,	/* owner, after, limit -> id, last_fire */
 	S_RUN_INSERT,		/* job, fire, attempt, node, pid, start */
 	S_RUN_FIND,		/* job, fire, attempt, node -> id */
 	S_RUN_FAIL,		/* job, fire, attempt, node, when, when,

@@ -231,6 +231,8 @@ fired_cmp(const void *a, const void *b)
 
 struct fired_arg {
 	const char	*owner;
+	const char	*after;
+	size_t		 max;
 	struct vec	 v;
 };
 
@@ -239,17 +241,21 @@ static int
 fired_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct fired_arg	*a = arg;
-	struct sval		 p = SVS(a->owner);
+	struct sval		 p[3];
+	size_t			 np = 0;
 
 	a->v.v_n = 0;
+	if (a->owner != NULL)
+		p[np++] = SVS(a->owner);
+	p[np++] = SVS(a->after);
+	p[np++] = SVI((int64_t)a->max);
 	return (lk_exec(st, "list", a->owner == NULL ? S_JOBS_FIRED :
-	    S_JOBS_FIRED_OWNER, 0, &p, a->owner == NULL ? 0 : 1, fired_row,
-	    &a->v, NULL, err));
+	    S_JOBS_FIRED_OWNER, 0, p, np, fired_row, &a->v, NULL, err));
 }
 
 int
-store_jobs_fired(struct store *st, const char *owner,
-    struct store_fired **out, size_t *n, struct store_error *err)
+store_jobs_fired(struct store *st, const char *owner, const char *after,
+    size_t max, struct store_fired **out, size_t *n, struct store_error *err)
 {
 	struct fired_arg	 a;
 
@@ -258,11 +264,14 @@ store_jobs_fired(struct store *st, const char *owner,
 	*n = 0;
 	memset(&a, 0, sizeof(a));
 	a.owner = owner;
+	a.after = after != NULL ? after : "";
+	a.max = max > INT32_MAX ? INT32_MAX : max;
 	a.v.v_size = sizeof(struct store_fired);
 	if (lk_run(st, fired_fn, &a, err) == -1) {
 		free(a.v.v_p);
 		return (-1);
 	}
+	/* The server's order, as C compares (ids are ASCII, binary). */
 	if (a.v.v_n > 1)
 		qsort(a.v.v_p, a.v.v_n, sizeof(struct store_fired),
 		    fired_cmp);

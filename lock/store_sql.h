@@ -95,9 +95,13 @@
 #define SQL_JOBS_LIST	SQL_JOBCOLS " ORDER BY owner, id"
 #define SQL_JOBS_OWNER	SQL_JOBCOLS " WHERE owner = ? ORDER BY id"
 #define SQL_JOB_GET	SQL_JOBCOLS " WHERE id = ?"
-/* The jobs ever claimed (store_jobs_fired()): no order, no sort. */
-#define SQL_JOBS_FIRED	"SELECT id, last_fire FROM jobs WHERE last_fire > 0"
-#define SQL_JOBS_FIRED_OWNER	SQL_JOBS_FIRED " AND owner = ?"
+/* The jobs ever claimed (store_jobs_fired()), a page after an id. */
+#define SQL_JOBS_FIRED \
+	"SELECT id, last_fire FROM jobs WHERE last_fire > 0 AND id > ? " \
+	"ORDER BY id LIMIT ?"
+#define SQL_JOBS_FIRED_OWNER \
+	"SELECT id, last_fire FROM jobs WHERE last_fire > 0 AND owner = ? " \
+	"AND id > ? ORDER BY id LIMIT ?"
 #define SQL_RUN_INSERT \
 	"INSERT INTO runs (job_id, fire, attempt, node, pid, started, " \
 	"state, exit_status, sig, output_len) " \

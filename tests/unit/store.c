@@ -694,7 +694,7 @@ fill_count(struct store *st)
  * store_jobs_sync_fill(): a sync whose jobs come in pieces, more than
  * one, against stored jobs read in pages (more than one); jobs given
  * twice, changed, out of order; store_jobs_fired(): the jobs ever
- * claimed, and only those.
+ * claimed, and only those, in pages.
  */
 static void
 test_fill(void)
@@ -730,18 +730,30 @@ test_fill(void)
 	    "fill: asked for in pieces (%zu calls, at most %zu jobs)",
 	    f.f_calls, f.f_max);
 	is_int((int)fill_count(st), FILL_JOBS, "fill: every job stored");
-	ok(store_jobs_fired(st, "filly", &fired, &n, &err) == 0 && n == 0,
-	    "fill: none ever claimed, none listed as fired");
+	ok(store_jobs_fired(st, "filly", "", 100, &fired, &n, &err) == 0 &&
+	    n == 0, "fill: none ever claimed, none listed as fired");
 	free(fired);
 	ok(store_claim(st, id[7], 6000, &won, &err) == 0 && won &&
 	    store_claim(st, id[1999], 6060, &won, &err) == 0 && won,
 	    "fill: two jobs claimed");
-	ok(store_jobs_fired(st, "filly", &fired, &n, &err) == 0 && n == 2 &&
-	    strcmp(fired[0].f_id, id[7]) == 0 && fired[0].f_last == 6000 &&
-	    strcmp(fired[1].f_id, id[1999]) == 0 && fired[1].f_last == 6060,
+	ok(store_jobs_fired(st, "filly", "", 100, &fired, &n, &err) == 0 &&
+	    n == 2 && strcmp(fired[0].f_id, id[7]) == 0 &&
+	    fired[0].f_last == 6000 && strcmp(fired[1].f_id, id[1999]) == 0 &&
+	    fired[1].f_last == 6060,
 	    "fill: those two listed as fired, by identity, last fires kept");
 	free(fired);
-	ok(store_jobs_fired(st, NULL, &fired, &n, &err) == 0,
+	ok(store_jobs_fired(st, "filly", "", 1, &fired, &n, &err) == 0 &&
+	    n == 1 && strcmp(fired[0].f_id, id[7]) == 0,
+	    "fill: a page of one: the first");
+	free(fired);
+	ok(store_jobs_fired(st, "filly", id[7], 1, &fired, &n, &err) == 0 &&
+	    n == 1 && strcmp(fired[0].f_id, id[1999]) == 0,
+	    "fill: the page after it: the second");
+	free(fired);
+	ok(store_jobs_fired(st, "filly", id[1999], 1, &fired, &n, &err) ==
+	    0 && n == 0, "fill: and none after");
+	free(fired);
+	ok(store_jobs_fired(st, NULL, "", 100000, &fired, &n, &err) == 0,
 	    "fill: all owners' fired jobs");
 	for (i = mine = 0; i < n; i++)
 		mine += strncmp(fired[i].f_id, "pf", 2) == 0;
