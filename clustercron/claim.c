@@ -68,7 +68,6 @@ static int	 doubt_settle(struct fire *, const struct job *, int,
 		    struct tick *);
 static int	 doubt_cmp(const void *, const void *);
 static int	 instant_cmp(const void *, const void *);
-static int	 sjob_cmp(const void *, const void *);
 static int	 lost_before(const char *, time_t, int);
 
 /* Take every job due by the tick off the wall-clock timers. */
@@ -560,16 +559,15 @@ doubts_settle(struct tick *tk)
 	return (0);
 }
 
-static int
-sjob_cmp(const void *a, const void *b)
-{
-	const struct store_job	*ja, *jb;
 
-	ja = *(const struct store_job *const *)a;
-	jb = *(const struct store_job *const *)b;
-
-	return (strcmp(ja->j_id, jb->j_id));
-}
+/* A missed fire found by the misfire pass, before it is a fire. */
+struct recovered {
+	struct jobref		 r_ref;
+	const struct job	*r_job;
+	char			 r_id[CRON_IDLEN + 1];
+	time_t			 r_latest;
+};
+#define RECOVER_PAGE	1024	/* claimed jobs read at once */
 
 /* A missed fire of the misfire pass, with its job. */
 struct missed {
@@ -603,24 +601,26 @@ missed_cmp(const void *a, const void *b)
 void
 claim_recover(struct tick *tk)
 {
-	struct store_job	*list = NULL, **byid = NULL, key, *kp, **hit;
+	struct store_fired	*list = NULL;
 	struct store_error	 se;
 	struct table		*tb;
 	struct job		*j;
-	struct jobref		 ref;
+	struct jobiter		 it;
 	struct missed		*m = NULL;
+	struct recovered	*rv = NULL;
 	struct fire		**q;
-	const char		**ids, **nids;
+	const char		**ids, **nids, *owner;
 	time_t			*nfires;
 	unsigned char		*won;
 	struct fire_data	 d;
 	const struct jsched	*js;
 	size_t			 i, n = 0, k, nm = 0, cap = 0, nn = 0, ncatch = 0;
-	size_t			 nwon, ndown;
+	size_t			 nwon, ndown, pi = 0, nrv = 0;
 	time_t			 now, limit, t, latest;
 	int64_t			 t0, t1, t2, t3, until;
 	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
-	int			 steps;
+	char			 after[STORE_IDLEN + 1];
+	int			 steps, more;
 
 	gate_pass();
 	if (D.d_st == NULL || D.d_stopping)
@@ -634,57 +634,81 @@ claim_recover(struct tick *tk)
 	if (doubts_settle(tk) == -1)
 		return;
 	t0 = tk->tk_mono;
-	if (store_jobs_list(D.d_st, D.d_root ? NULL : D.d_user, &list, &n,
+	/*
+	 * The jobs ever claimed, a page at a time, merged with this
+	 * node's jobs in identity order: no list of every job.
+	 */
+	owner = D.d_root ? NULL : D.d_user;
+	if (store_jobs_fired(D.d_st, owner, "", RECOVER_PAGE, &list, &n,
 	    &se) == -1) {
 		gate_store_failed("listing jobs", &se);
 		return;
 	}
 	gate_store_ok();
-	byid = xreallocarray(NULL, n + 1, sizeof(*byid));
-	for (i = 0; i < n; i++)
-		byid[i] = &list[i];
-	qsort(byid, n, sizeof(*byid), sjob_cmp);
-
+	more = n == RECOVER_PAGE;
+	memset(&it, 0, sizeof(it));
 	now = (time_t)(tk->tk_wall / 1000);
-	RB_FOREACH(tb, tables, jobtab_tables()) {
-		for (k = 0; k < tb->tb_njobs; k++) {
-			j = &tb->tb_jobs[k];
-			if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
-			    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
-				continue;
-			key.j_id = (char *)table_job_id(tb, k, id);
-			kp = &key;
-			hit = bsearch(&kp, byid, n, sizeof(*byid), sjob_cmp);
-			if (hit == NULL || (*hit)->j_last_fire == 0)
-				continue;
-			limit = now - (time_t)job_delay(j, id) -
-			    RECOVER_MARGIN -
-			    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
-			js = job_sched(j);
-			if (sched_next(&js->js_sched, js->js_tz,
-			    (*hit)->j_last_fire, &t) == -1 || t > limit)
-				continue;
+	if (n > 0)
+		jobiter_start(&it, 0);
+	while (n > 0 && jobiter_next(&it, &tb, &k, id)) {
+		while (pi < n && strcmp(list[pi].f_id, id) < 0)
+			if (++pi == n && more) {
+				strlcpy(after, list[n - 1].f_id,
+				    sizeof(after));
+				free(list);
+				if (store_jobs_fired(D.d_st, owner, after,
+				    RECOVER_PAGE, &list, &n, &se) == -1) {
+					gate_store_failed("listing jobs", &se);
+					jobiter_free(&it);
+					free(rv);
+					return;
+				}
+				more = n == RECOVER_PAGE;
+				pi = 0;
+			}
+		if (pi == n)
+			break;
+		if (strcmp(list[pi].f_id, id) != 0)
+			continue;
+		j = &tb->tb_jobs[k];
+		if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
+		    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
+			continue;
+		limit = now - (time_t)job_delay(j, id) - RECOVER_MARGIN -
+		    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
+		js = job_sched(j);
+		if (sched_next(&js->js_sched, js->js_tz, list[pi].f_last,
+		    &t) == -1 || t > limit)
+			continue;
+		latest = t;
+		for (steps = 0; steps < RECOVER_STEPS; steps++) {
+			if (sched_next(&js->js_sched, js->js_tz, latest,
+			    &t) == -1 || t > limit)
+				break;
 			latest = t;
-			for (steps = 0; steps < RECOVER_STEPS; steps++) {
-				if (sched_next(&js->js_sched, js->js_tz,
-				    latest, &t) == -1 || t > limit)
-					break;
-				latest = t;
-			}
-			job_ref(tb, k, &ref);
-			if (nm == cap) {
-				cap = cap == 0 ? 64 : cap * 2;
-				m = xreallocarray(m, cap, sizeof(*m));
-			}
-			m[nm].m_fire = fire_new(&ref, id, latest, 1);
-			m[nm].m_job = j;
-			fire_step(m[nm].m_fire, FE_DUE, NULL, tk);
-			nm++;
 		}
+		if (nrv == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			rv = xreallocarray(rv, cap, sizeof(*rv));
+		}
+		job_ref(tb, k, &rv[nrv].r_ref);
+		rv[nrv].r_job = j;
+		memcpy(rv[nrv].r_id, id, sizeof(id));
+		rv[nrv++].r_latest = latest;
 	}
-	free(byid);
-	store_jobs_free(list, n);
-	jobtab_ids_drop();
+	jobiter_free(&it);
+	free(list);
+	/* Every page read: the missed fires become fires. */
+	if (nrv > 0)
+		m = xreallocarray(NULL, nrv, sizeof(*m));
+	for (i = 0; i < nrv; i++) {
+		m[nm].m_fire = fire_new(&rv[i].r_ref, rv[i].r_id,
+		    rv[i].r_latest, 1);
+		m[nm].m_job = rv[i].r_job;
+		fire_step(m[nm].m_fire, FE_DUE, NULL, tk);
+		nm++;
+	}
+	free(rv);
 	if (nm == 0) {
 		free(m);
 		return;

@@ -327,7 +327,6 @@ struct table {
 	struct jkind	*tb_kinds;
 	size_t		 tb_nkinds;
 	char		*tb_text;	/* the jobs' commands and input */
-	uint8_t		(*tb_ids)[JOB_IDLEN]; /* for a while */
 	struct job	*tb_jobs;	/* sorted by id */
 	size_t		 tb_njobs;
 };
@@ -356,8 +355,7 @@ RB_PROTOTYPE(tables, table, tb_entry, table_cmp);
  * wall-clock heap) is due at that instant plus the job's spreading
  * delay (job_delay(), from the identity), later still while
  * JOB_DEFERRED.  The identity is not kept: job_id() makes
- * it again from the rest, as the parser made it (a table keeps its
- * jobs' identities from its load until they are registered, tb_ids).
+ * it again from the rest, as the parser made it.
  *
  * A table's jobs are one array, sorted by identity, which a reload
  * replaces: nothing outside jobtab.c holds a job's address across a
@@ -478,15 +476,27 @@ struct tables	*jobtab_tables(void);
 struct table	*table_get(enum tb_kind, const char *, const char *);
 void	 table_load(struct table *, struct crontab *, time_t, int,
 	    struct leftjobs *);
+/*
+ * The same, entry by entry, for a parse that keeps no entries
+ * (crontab_parse_each()): table_load_begin() starts a load of the
+ * table, table_load_entry() takes an entry (copying what the job
+ * needs), table_load_end() puts the jobs in the table as table_load()
+ * does (NULL: none), table_load_abort() forgets them.
+ */
+struct tload;
+struct tload	*table_load_begin(struct table *);
+void	 table_load_entry(struct tload *, const struct cron_entry *);
+void	 table_load_end(struct table *, struct tload *, time_t, int,
+	    struct leftjobs *);
+void	 table_load_abort(struct tload *);
 void	 table_drop(struct table *, struct leftjobs *);
 size_t	 jobtab_count(void);
 void	 jobtab_free(void);
 
 /*
  * Jobs.  job_id() writes the 32 hex digits of the job's identity into
- * buf and returns buf; table_job_id() the same for the table's job i,
- * from the identities a table keeps after a load until
- * jobtab_ids_drop().  job_ref() is a handle on the table's job i;
+ * buf and returns buf; table_job_id() the same for the table's job i.
+ * job_ref() is a handle on the table's job i;
  * job_get() the job a handle names now, found again by the identity id
  * when a reload moved it (and the handle updated), or NULL when it is
  * gone; job_find() finds a job by identity alone (and its handle, when
@@ -505,8 +515,25 @@ void	 jobtab_free(void);
 const char *job_id(const struct job *, char [CRON_IDLEN + 1]);
 const char *table_job_id(const struct table *, size_t,
 	    char [CRON_IDLEN + 1]);
-void	 jobtab_ids_drop(void);
 void	 job_ref(const struct table *, size_t, struct jobref *);
+/*
+ * Every job (with only_new, those marked JOB_NEW) in identity order:
+ * jobiter_start() begins (again), jobiter_next() gives the next job's
+ * table, index and identity and returns 1, or 0 past the last;
+ * jobiter_free() frees.  Each table's jobs are sorted by identity, so
+ * this merges the tables through a heap of their next jobs, making each
+ * identity once.  Good for one turn of the loop (no reload between).
+ */
+struct jobsrc;
+struct jobiter {
+	struct jobsrc	*ji_h;
+	size_t		 ji_n;
+	int		 ji_new;
+};
+void	 jobiter_start(struct jobiter *, int);
+int	 jobiter_next(struct jobiter *, struct table **, size_t *,
+	    char [CRON_IDLEN + 1]);
+void	 jobiter_free(struct jobiter *);
 struct job *job_get(struct jobref *, const char *);
 struct job *job_find(const char *, struct jobref *);
 const char *job_label(const struct job *, char *, size_t);

@@ -103,6 +103,8 @@ static size_t	 kind_get(struct kinds *, const struct jsched *,
 		    const struct jctx *);
 static struct table *job_table(const struct job *);
 static struct job *table_find_id(const struct table *, const char *);
+static void	 iter_down(struct jobiter *, size_t);
+static int	 iter_at(const struct jobiter *, struct jobsrc *);
 
 int
 table_cmp(struct table *a, struct table *b)
@@ -407,7 +409,7 @@ sched_put(const struct jsched *cjs)
 
 /* A job in the making, with the entry's place to sort duplicates. */
 struct newjob {
-	struct job	*n_job;
+	struct job	 n_job;
 	size_t		 n_line;
 	size_t		 n_kind;
 	uint8_t		 n_id[JOB_IDLEN];
@@ -657,39 +659,112 @@ id_bin(const char *hex, uint8_t *id)
 }
 
 /*
- * The identity of the table's job i, from the identities kept since the
- * table was loaded when they still are (see jobtab_ids_drop()).
+ * The identity of the table's job i.  A table does not keep its jobs'
+ * identities after a load (1.6 MB for 100,000, at the daemon's peak):
+ * registering and the misfire pass make them again, some 1 us a job.
  */
 const char *
 table_job_id(const struct table *tb, size_t i, char buf[CRON_IDLEN + 1])
 {
-	if (tb->tb_ids != NULL)
-		id_hex(tb->tb_ids[i], buf);
-	else
-		job_id(&tb->tb_jobs[i], buf);
-	return (buf);
-}
-
-/*
- * The identities of the jobs of the tables loaded last are kept until
- * the jobs are registered and the misfire pass has seen them, which
- * comes right after: then they go, and are made again when needed.
- */
-void
-jobtab_ids_drop(void)
-{
-	struct table	*tb;
-
-	RB_FOREACH(tb, tables, &tables) {
-		free(tb->tb_ids);
-		tb->tb_ids = NULL;
-	}
+	return (job_id(&tb->tb_jobs[i], buf));
 }
 
 static int
 hexval(char c)
 {
 	return (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+}
+
+/* The next job of one table, in a jobiter's heap. */
+struct jobsrc {
+	struct table	*s_tb;
+	size_t		 s_i;
+	char		 s_id[CRON_IDLEN + 1];	/* of job s_i */
+};
+
+static void
+iter_down(struct jobiter *it, size_t i)
+{
+	struct jobsrc	 t;
+	size_t		 c;
+
+	for (; (c = 2 * i + 1) < it->ji_n; i = c) {
+		if (c + 1 < it->ji_n &&
+		    strcmp(it->ji_h[c + 1].s_id, it->ji_h[c].s_id) < 0)
+			c++;
+		if (strcmp(it->ji_h[i].s_id, it->ji_h[c].s_id) <= 0)
+			break;
+		t = it->ji_h[i];
+		it->ji_h[i] = it->ji_h[c];
+		it->ji_h[c] = t;
+	}
+}
+
+/*
+ * Move s to its table's next job from s_i on (with ji_new, the next to
+ * register) and make its identity; 0 when there is none.
+ */
+static int
+iter_at(const struct jobiter *it, struct jobsrc *s)
+{
+	struct table	*tb = s->s_tb;
+
+	if (it->ji_new)
+		while (s->s_i < tb->tb_njobs &&
+		    !(tb->tb_jobs[s->s_i].j_flags & JOB_NEW))
+			s->s_i++;
+	if (s->s_i == tb->tb_njobs)
+		return (0);
+	job_id(&tb->tb_jobs[s->s_i], s->s_id);
+	return (1);
+}
+
+void
+jobiter_start(struct jobiter *it, int only_new)
+{
+	struct table	*tb;
+	size_t		 i;
+
+	it->ji_n = 0;
+	it->ji_new = only_new;
+	RB_FOREACH(tb, tables, &tables) {
+		if (tb->tb_njobs == 0 || (only_new && !tb->tb_pending))
+			continue;
+		it->ji_h = xreallocarray(it->ji_h, it->ji_n + 1,
+		    sizeof(*it->ji_h));
+		it->ji_h[it->ji_n].s_tb = tb;
+		it->ji_h[it->ji_n].s_i = 0;
+		if (iter_at(it, &it->ji_h[it->ji_n]))
+			it->ji_n++;
+	}
+	for (i = it->ji_n / 2; i-- > 0; )
+		iter_down(it, i);
+}
+
+int
+jobiter_next(struct jobiter *it, struct table **tb, size_t *i,
+    char id[CRON_IDLEN + 1])
+{
+	struct jobsrc	*s;
+
+	if (it->ji_n == 0)
+		return (0);
+	s = &it->ji_h[0];
+	*tb = s->s_tb;
+	*i = s->s_i;
+	memcpy(id, s->s_id, CRON_IDLEN + 1);
+	s->s_i++;
+	if (!iter_at(it, s))
+		it->ji_h[0] = it->ji_h[--it->ji_n];
+	iter_down(it, 0);
+	return (1);
+}
+
+void
+jobiter_free(struct jobiter *it)
+{
+	free(it->ji_h);
+	memset(it, 0, sizeof(*it));
 }
 
 /*
@@ -785,69 +860,171 @@ job_gone(struct job *j, const uint8_t *id, struct leftjobs *lj)
 }
 
 /*
+ * A table being loaded: its new jobs, sorted once all are in, with
+ * what they share; and the entries left out for an unknown zone, said
+ * only when the table is taken.
+ */
+struct badzone {
+	size_t		 z_line;
+	char		*z_owner;
+	char		*z_zone;
+};
+struct tload {
+	struct table	*l_tb;
+	struct newjob	*l_new;
+	size_t		 l_n;
+	size_t		 l_cap;
+	struct kinds	 l_ks;
+	struct text	 l_text;
+	struct pool	*l_pool;
+	struct share	 l_sh;
+	struct badzone	*l_bad;
+	size_t		 l_nbad;
+};
+
+struct tload *
+table_load_begin(struct table *tb)
+{
+	struct tload	*l;
+
+	l = xcalloc(1, sizeof(*l));
+	l->l_tb = tb;
+	return (l);
+}
+
+/* One entry: what its job needs is copied, the entry is not kept. */
+void
+table_load_entry(struct tload *l, const struct cron_entry *e)
+{
+	struct table		*tb = l->l_tb;
+	struct newjob		*nw;
+	struct job		*j;
+	const struct jsched	*js;
+	const struct cron_tz	*tz;
+	const char		*owner;
+	char			 id[CRON_IDLEN + 1];
+	unsigned int		 flags;
+
+	owner = tb->tb_owner != NULL ? tb->tb_owner : e->e_user;
+	if (owner == NULL)
+		return;
+	if (!D.d_root && strcmp(owner, D.d_user) != 0)
+		return;
+	if ((tz = zone_get(e->e_tz)) == NULL) {
+		l->l_bad = xreallocarray(l->l_bad, l->l_nbad + 1,
+		    sizeof(*l->l_bad));
+		l->l_bad[l->l_nbad].z_line = e->e_line;
+		l->l_bad[l->l_nbad].z_owner = xstrdup(owner);
+		l->l_bad[l->l_nbad].z_zone = xstrdup(e->e_tz);
+		l->l_nbad++;
+		return;
+	}
+	if (l->l_n == l->l_cap) {
+		l->l_cap = l->l_cap == 0 ? 64 : l->l_cap * 2;
+		l->l_new = xreallocarray(l->l_new, l->l_cap,
+		    sizeof(*l->l_new));
+	}
+	nw = &l->l_new[l->l_n++];
+	j = &nw->n_job;
+	memset(j, 0, sizeof(*j));
+	j->j_idx = TIMER_IDLE;
+	js = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
+	nw->n_kind = kind_get(&l->l_ks, js,
+	    share_ctx(&l->l_pool, &l->l_sh, e, owner));
+	flags = 0;
+	j->j_text = job_text(&l->l_text, e, &flags);
+	j->j_flags = flags;
+	cron_entry_id(e, tb->tb_owner, id);
+	id_bin(id, nw->n_id);
+	nw->n_line = e->e_line;
+}
+
+static void
+badzones_free(struct tload *l)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->l_nbad; i++) {
+		free(l->l_bad[i].z_owner);
+		free(l->l_bad[i].z_zone);
+	}
+	free(l->l_bad);
+}
+
+void
+table_load_abort(struct tload *l)
+{
+	size_t	 i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->l_ks.k_n; i++)
+		sched_put(l->l_ks.k_v[i].k_sched);
+	free(l->l_ks.k_v);
+	free(l->l_ks.k_hash);
+	free(l->l_text.t_v);
+	pool_free(l->l_pool);
+	free(l->l_new);
+	badzones_free(l);
+	free(l);
+}
+
+/*
  * Merge the entries of ct (which is freed here) with the table's jobs,
- * both sorted by identity; see the comment at the top and daemon.h.  A
- * survivor moves to the new array with its timer, whose slot in the
- * wall heap follows it; the table's generation changes, so that the
- * handles of the old array are looked up again by identity.
+ * both sorted by identity; see the comment at the top and daemon.h.
  */
 void
 table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
     struct leftjobs *lj)
 {
-	struct job		*nj = NULL, *tmp = NULL, *old, *j, *o;
+	struct tload	*l;
+	size_t		 i;
+
+	l = table_load_begin(tb);
+	for (i = 0; ct != NULL && i < ct->ct_nent; i++)
+		table_load_entry(l, &ct->ct_ent[i]);
+	/* Everything needed is copied: the parsed table goes. */
+	crontab_free(ct);
+	table_load_end(tb, l, now, stopping, lj);
+}
+
+/*
+ * Merge the new jobs of l (freed here; NULL: none) with the table's
+ * jobs, both sorted by identity.  A survivor moves to the new array
+ * with its timer, whose slot in the wall heap follows it; the table's
+ * generation changes, so that the handles of the old array are looked
+ * up again by identity.
+ */
+void
+table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
+    struct leftjobs *lj)
+{
+	struct job		*nj = NULL, *old, *j, *o;
 	struct newjob		*sorted = NULL;
-	uint8_t			(*nids)[JOB_IDLEN] = NULL;
 	uint8_t			(*oids)[JOB_IDLEN] = NULL;
 	struct kinds		 ks;
 	struct text		 text;
-	const struct jsched	*js;
-	const struct cron_entry	*e;
-	const struct cron_tz	*tz;
 	struct pool		*pool = NULL;
-	struct share		 sh;
-	const char		*owner;
 	char			 id[CRON_IDLEN + 1];
 	size_t			 i, k, n = 0, nold = tb->tb_njobs;
-	unsigned int		 flags;
 	int			 c;
 
-	memset(&sh, 0, sizeof(sh));
 	memset(&ks, 0, sizeof(ks));
 	memset(&text, 0, sizeof(text));
-	if (ct != NULL && ct->ct_nent > 0) {
-		tmp = xreallocarray(NULL, ct->ct_nent, sizeof(*tmp));
-		sorted = xreallocarray(NULL, ct->ct_nent, sizeof(*sorted));
-	}
-	for (i = 0; ct != NULL && i < ct->ct_nent; i++) {
-		e = &ct->ct_ent[i];
-		owner = tb->tb_owner != NULL ? tb->tb_owner : e->e_user;
-		if (owner == NULL)
-			continue;
-		if (!D.d_root && strcmp(owner, D.d_user) != 0)
-			continue;
-		if ((tz = zone_get(e->e_tz)) == NULL) {
+	if (l != NULL) {
+		for (i = 0; i < l->l_nbad; i++)
 			log_warnx("(%s) ERROR (%s:%zu: unknown zone %s, "
-			    "entry ignored)", owner, tb->tb_name, e->e_line,
-			    e->e_tz);
-			continue;
-		}
-		j = &tmp[n];
-		memset(j, 0, sizeof(*j));
-		j->j_idx = TIMER_IDLE;
-		js = sched_get(&e->e_sched, e->e_tz, tz, e->e_when);
-		sorted[n].n_kind = kind_get(&ks, js,
-		    share_ctx(&pool, &sh, e, owner));
-		flags = 0;
-		j->j_text = job_text(&text, e, &flags);
-		j->j_flags = flags;
-		cron_entry_id(e, tb->tb_owner, id);
-		id_bin(id, sorted[n].n_id);
-		sorted[n].n_job = j;
-		sorted[n++].n_line = e->e_line;
+			    "entry ignored)", l->l_bad[i].z_owner,
+			    tb->tb_name, l->l_bad[i].z_line,
+			    l->l_bad[i].z_zone);
+		badzones_free(l);
+		sorted = l->l_new;
+		n = l->l_n;
+		ks = l->l_ks;
+		text = l->l_text;
+		pool = l->l_pool;
+		free(l);
 	}
-	/* Everything needed is copied: the parsed table goes. */
-	crontab_free(ct);
 	free(ks.k_hash);
 	if (ks.k_n > 0)
 		ks.k_v = xreallocarray(ks.k_v, ks.k_n, sizeof(*ks.k_v));
@@ -858,17 +1035,13 @@ table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
 		ks.k_v[i].k_table = tb;
 	}
 	for (i = 0; i < n; i++)
-		sorted[i].n_job->j_kind = &ks.k_v[sorted[i].n_kind];
+		sorted[i].n_job.j_kind = &ks.k_v[sorted[i].n_kind];
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), job_cmp);
-	if (n > 0) {
+	if (n > 0)
 		nj = xreallocarray(NULL, n, sizeof(*nj));
-		nids = xreallocarray(NULL, n, sizeof(*nids));
-		for (k = 0; k < n; k++)
-			memcpy(nids[k], sorted[k].n_id, JOB_IDLEN);
-	}
 	old = tb->tb_jobs;
-	if (nold > 0 && (oids = tb->tb_ids) == NULL) {
+	if (nold > 0) {
 		oids = xreallocarray(NULL, nold, sizeof(*oids));
 		for (i = 0; i < nold; i++)
 			id_bin(job_id(&old[i], id), oids[i]);
@@ -882,7 +1055,7 @@ table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
 		else if (k == n)
 			c = -1;
 		else
-			c = memcmp(oids[i], nids[k], JOB_IDLEN);
+			c = memcmp(oids[i], sorted[k].n_id, JOB_IDLEN);
 		if (c < 0) {
 			job_gone(&old[i], oids[i], lj);
 			i++;
@@ -890,7 +1063,7 @@ table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
 		}
 		if (c > 0) {
 			j = &nj[k];
-			*j = *sorted[k++].n_job;
+			*j = sorted[k++].n_job;
 			j->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 			njobs++;
@@ -899,7 +1072,7 @@ table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
 			continue;
 		}
 		/* The old job moves, and takes the new entry. */
-		j = sorted[k].n_job;
+		j = &sorted[k].n_job;
 		o = &nj[k++];
 		*o = old[i++];
 		if (o->j_idx != TIMER_IDLE)
@@ -916,13 +1089,9 @@ table_load(struct table *tb, struct crontab *ct, time_t now, int stopping,
 		if (!c && !stopping)
 			job_schedule(o, now, NULL);
 	}
-	if (oids != tb->tb_ids)
-		free(oids);
-	free(tb->tb_ids);
+	free(oids);
 	free(sorted);
-	free(tmp);
 	free(old);
-	tb->tb_ids = nids;
 	tb->tb_gen = ++gens;
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
@@ -944,7 +1113,6 @@ table_drop(struct table *tb, struct leftjobs *lj)
 	table_load(tb, NULL, 0, 1, lj);
 	RB_REMOVE(tables, &tables, tb);
 	slots[tb->tb_slot] = NULL;
-	free(tb->tb_ids);
 	free(tb->tb_name);
 	free(tb->tb_owner);
 	free(tb);

@@ -62,6 +62,7 @@
 #define TABLE_MAX	(64 * 1024 * 1024)
 #define DEBOUNCE_MS	100
 #define REGISTER_RETRY_MS 1000	/* after another node held the jobs' lock */
+#define REGISTER_FEW	256	/* more new jobs go in pieces */
 
 /* A job's text offset has room for the longest table. */
 _Static_assert(TABLE_MAX <= JOB_TEXTMAX, "TABLE_MAX exceeds JOB_TEXTMAX");
@@ -88,6 +89,8 @@ static struct mtimer	 check_t;	/* fallback check */
 static struct leftjobs	 left;
 static int		 sync_owed = 1;
 
+struct rows;
+
 static void	 scan_timer(struct mtimer *, struct tick *);
 static void	 check_timer(struct mtimer *, struct tick *);
 static void	 watches_add(struct tick *);
@@ -96,7 +99,7 @@ static void	 scan_dir(enum tb_kind, const char *, int, struct tick *);
 static void	 scan_file(enum tb_kind, const char *, const char *, int,
 		    struct tick *);
 static void	 table_remove(struct table *);
-static size_t	 users_unknown(const struct table *, const struct crontab *);
+static void	 entry_take(void *, const struct cron_entry *);
 static void	 table_read(struct table *, const char *, size_t,
 		    struct tick *);
 static int	 name_ok(enum tb_kind, const char *);
@@ -108,6 +111,7 @@ static int	 sum_cmp(const void *, const void *);
 static void	 left_held(const uint8_t *);
 static int	 jobs_release(struct tick *);
 static void	 register_retry(const struct store_error *, struct tick *);
+static size_t	 rows_fill(void *, size_t, struct store_job *, size_t);
 static void	 title(void);
 
 /*
@@ -205,6 +209,14 @@ loader_init(struct tick *tk)
 
 	mtimer_init(&scan_t, scan_timer, NULL);
 	mtimer_init(&check_t, check_timer, NULL);
+	/*
+	 * Loading a table of 10,000 entries makes arrays of a few hundred
+	 * KB for a moment.  From 128 KB malloc maps them and unmaps them
+	 * when freed; its default threshold rises to the size of the first
+	 * such array freed, and the later ones stay in the heap, pages the
+	 * daemon keeps touched (1 MB more at its peak with 100,000 jobs).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	if (*D.d_conf.c_crontab != '\0') {
 		s = xstrdup(D.d_conf.c_crontab);
@@ -587,36 +599,49 @@ scan_file(enum tb_kind kind, const char *path, const char *user, int force,
 }
 
 /*
- * The entries of a system table whose user field names no user of this
- * machine, each logged with its file and line.  Debian's cron refuses
- * such a table as a whole when it reads it ("bad username"), the other
- * users' entries with it, and does not look again until the file
- * changes, even once the user exists; so does the daemon (SIGHUP also
- * reads every table again).  A daemon that is not root takes only its
- * own user's entries, and asks about no one else.
+ * A table being read: its entries go to the load as the parser hands
+ * them over (crontab_parse_each()), so that no array of the whole
+ * table's entries is made; those of a system table whose user field
+ * names no user of this machine are noted instead, with their lines.
+ * Debian's cron refuses such a table as a whole when it reads it ("bad
+ * username"), the other users' entries with it, and does not look
+ * again until the file changes, even once the user exists; so does
+ * the daemon (SIGHUP also reads every table again).  A daemon that is
+ * not root takes only its own user's entries, and asks about no one
+ * else.
  */
-static size_t
-users_unknown(const struct table *tb, const struct crontab *ct)
-{
-	const char	*user, *known = NULL;
-	size_t		 i, n = 0;
+struct tread {
+	struct table	*r_tb;
+	struct tload	*r_load;
+	const char	*r_known;	/* the last user found */
+	struct badu {
+		size_t		 b_line;
+		const char	*b_user;	/* the parse's */
+	}		*r_bad;
+	size_t		 r_nbad;
+};
 
-	if ((tb->tb_kind != TB_SYSTEM && tb->tb_kind != TB_CROND) ||
-	    !D.d_root)
-		return (0);
-	for (i = 0; i < ct->ct_nent; i++) {
-		if ((user = ct->ct_ent[i].e_user) == NULL ||
-		    (known != NULL && strcmp(user, known) == 0))
-			continue;
-		if (getpwnam(user) != NULL) {
-			known = user;
-			continue;
+static void
+entry_take(void *arg, const struct cron_entry *e)
+{
+	struct tread	*r = arg;
+	const char	*user = e->e_user;
+
+	if ((r->r_tb->tb_kind == TB_SYSTEM || r->r_tb->tb_kind == TB_CROND) &&
+	    D.d_root && user != NULL && (r->r_known == NULL ||
+	    strcmp(user, r->r_known) != 0)) {
+		if (getpwnam(user) != NULL)
+			r->r_known = user;
+		else {
+			r->r_bad = xreallocarray(r->r_bad, r->r_nbad + 1,
+			    sizeof(*r->r_bad));
+			r->r_bad[r->r_nbad].b_line = e->e_line;
+			r->r_bad[r->r_nbad++].b_user = user;
+			return;
 		}
-		log_warnx("(CRON) ERROR (%s:%zu: bad username %s: no such "
-		    "user)", tb->tb_name, ct->ct_ent[i].e_line, user);
-		n++;
 	}
-	return (n);
+	if (r->r_nbad == 0)
+		table_load_entry(r->r_load, e);
 }
 
 /*
@@ -631,15 +656,20 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 {
 	struct crontab	*ct = NULL;
 	const struct cron_diag *dg;
+	struct tread	 rd;
 	const char	*who;
 	size_t		 i;
 	int		 r, flags;
 
 	who = tb->tb_owner != NULL ? tb->tb_owner : "CRON";
+	memset(&rd, 0, sizeof(rd));
+	rd.r_tb = tb;
 	if (text != NULL) {
 		flags = tb->tb_kind == TB_SYSTEM || tb->tb_kind == TB_CROND ?
 		    CRON_SYSTEM : 0;
-		r = crontab_parse(tb->tb_name, text, len, flags, &ct);
+		rd.r_load = table_load_begin(tb);
+		r = crontab_parse_each(tb->tb_name, text, len, flags,
+		    entry_take, &rd, &ct);
 		if (r == -1)
 			fatalx("out of memory parsing %s", tb->tb_name);
 		for (i = 0; i < ct->ct_ndiag; i++) {
@@ -652,45 +682,105 @@ table_read(struct table *tb, const char *text, size_t len, struct tick *tk)
 			log_warnx("(%s) ERROR (%s: %zu error%s, table ignored)",
 			    who, tb->tb_name, ct->ct_nerr,
 			    ct->ct_nerr == 1 ? "" : "s");
-			crontab_free(ct);
-			ct = NULL;
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
 		} else if ((tb->tb_kind == TB_SPOOL ||
 		    tb->tb_kind == TB_STORE) && D.d_conf.c_max_entries > 0 &&
 		    ct->ct_nent > D.d_conf.c_max_entries) {
 			log_warnx("(%s) LIMIT (%s: %zu entries, more than "
 			    "max-entries %zu: table ignored)", who,
 			    tb->tb_name, ct->ct_nent, D.d_conf.c_max_entries);
-			crontab_free(ct);
-			ct = NULL;
-		} else if (users_unknown(tb, ct) > 0) {
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
+		} else if (rd.r_nbad > 0) {
+			for (i = 0; i < rd.r_nbad; i++)
+				log_warnx("(CRON) ERROR (%s:%zu: bad username "
+				    "%s: no such user)", tb->tb_name,
+				    rd.r_bad[i].b_line, rd.r_bad[i].b_user);
 			log_warnx("(%s) ERROR (%s: table ignored until it "
 			    "changes, as it names an unknown user)", who,
 			    tb->tb_name);
-			crontab_free(ct);
-			ct = NULL;
+			table_load_abort(rd.r_load);
+			rd.r_load = NULL;
 		} else {
 			log_info("(%s) %s (%s)", who,
 			    tb->tb_loaded ? "RELOAD" : "LOAD", tb->tb_name);
 			tb->tb_loaded = 1;
 		}
+		free(rd.r_bad);
+		crontab_free(ct);
 	}
-	table_load(tb, ct, (time_t)(tk->tk_wall / 1000), D.d_stopping, &left);
+	table_load_end(tb, rd.r_load, (time_t)(tk->tk_wall / 1000),
+	    D.d_stopping, &left);
 	reloaded = 1;
+}
+
+/*
+ * The rows of every job, in pieces and by identity (jobiter_next()),
+ * for store_jobs_sync_fill() and store_jobs_register_fill().  The rows
+ * borrow the jobs' strings; the hex identities and the summaries of
+ * long commands are made into buffers for one piece.  The walk starts
+ * again when the store asks for an earlier row than the next.
+ */
+struct rows {
+	int		 r_new;		/* only the jobs to register */
+	struct jobiter	 r_it;
+	size_t		 r_next;	/* the next row's number */
+	size_t		 r_cap;
+	char		(*r_ids)[CRON_IDLEN + 1];
+	char		(*r_cmds)[JOB_CMDSUM + 1];
+};
+
+static size_t
+rows_fill(void *arg, size_t from, struct store_job *out, size_t max)
+{
+	struct rows	*rw = arg;
+	struct table	*tb;
+	struct job	*j;
+	size_t		 k = 0, i;
+	char		 id[CRON_IDLEN + 1];
+
+	if (max > rw->r_cap) {
+		rw->r_ids = xreallocarray(rw->r_ids, max, sizeof(*rw->r_ids));
+		rw->r_cmds = xreallocarray(rw->r_cmds, max,
+		    sizeof(*rw->r_cmds));
+		rw->r_cap = max;
+	}
+	if (from != rw->r_next || from == 0) {
+		jobiter_start(&rw->r_it, rw->r_new);
+		rw->r_next = 0;
+	}
+	while ((k < max || rw->r_next < from) &&
+	    jobiter_next(&rw->r_it, &tb, &i, id)) {
+		if (rw->r_next++ < from)
+			continue;
+		j = &tb->tb_jobs[i];
+		job_row(j, &out[k], strlen(job_cmd(j)) > JOB_CMDSUM ?
+		    rw->r_cmds[k] : NULL);
+		memcpy(rw->r_ids[k], id, sizeof(id));
+		out[k].j_id = rw->r_ids[k];
+		k++;
+	}
+	return (k);
 }
 
 /*
  * Register in the store the jobs that are new or changed, and let go
  * of those that left every table; with all set (or while the store is
- * owed it), hand it every job as this node's whole set instead.  On
- * failure they stay pending and go with the next registration, which
- * comes when the store is back or, when another node held the lock of
- * the jobs, a moment later.  The records borrow the jobs' strings; only
- * the hex identities and the summaries of long commands are made for
- * the call, and freed after it.
+ * owed it), hand it every job as this node's whole set instead, in
+ * pieces by identity (rows_fill()), so that 100,000 jobs cost no array
+ * of 100,000 rows, here or in the store; so do many new jobs (a big
+ * table added), while a few go in one array, which the store writes
+ * without reading the others.  On failure they stay pending and go with the next
+ * registration, which comes when the store is back or, when another
+ * node held the lock of the jobs, a moment later.  The records borrow
+ * the jobs' strings; only the hex identities and the summaries of long
+ * commands are made for the call, and freed after it.
  */
 void
 loader_register(int all, struct tick *tk)
 {
+	struct rows		 rw;
 	struct table		*tb;
 	struct job		*j;
 	struct store_job	*sj = NULL, *r;
@@ -698,28 +788,32 @@ loader_register(int all, struct tick *tk)
 	char			(*ids)[CRON_IDLEN + 1] = NULL;
 	char			**cmds = NULL;
 	size_t			 i, n = 0, k = 0, ncmds = 0, gone = 0;
-	int			 sync, rc;
+	int			 sync, fill, rc;
 
 	if (D.d_st == NULL)
 		goto out;
 	sync = all || sync_owed;
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (!sync && !tb->tb_pending)
+		if (sync)
+			break;
+		if (!tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++)
-			if (sync || tb->tb_jobs[i].j_flags & JOB_NEW)
+			if (tb->tb_jobs[i].j_flags & JOB_NEW)
 				n++;
 	}
-	if (n > 0) {
+	/* Many: in pieces, as a sync. */
+	fill = sync || n >= REGISTER_FEW;
+	if (n > 0 && !fill) {
 		sj = xcalloc(n, sizeof(*sj));
 		ids = xreallocarray(NULL, n, sizeof(*ids));
 	}
 	RB_FOREACH(tb, tables, jobtab_tables()) {
-		if (!sync && !tb->tb_pending)
+		if (fill || !tb->tb_pending)
 			continue;
 		for (i = 0; i < tb->tb_njobs; i++) {
 			j = &tb->tb_jobs[i];
-			if (!sync && !(j->j_flags & JOB_NEW))
+			if (!(j->j_flags & JOB_NEW))
 				continue;
 			r = &sj[k];
 			if (strlen(job_cmd(j)) > JOB_CMDSUM) {
@@ -733,9 +827,15 @@ loader_register(int all, struct tick *tk)
 			k++;
 		}
 	}
-	if (sync)
-		rc = store_jobs_sync(D.d_st, sj, n, &gone, &se);
-	else
+	if (fill) {
+		memset(&rw, 0, sizeof(rw));
+		rw.r_new = !sync;
+		rc = sync ? store_jobs_sync_fill(D.d_st, rows_fill, &rw, &gone,
+		    &se) : store_jobs_register_fill(D.d_st, rows_fill, &rw, &se);
+		jobiter_free(&rw.r_it);
+		free(rw.r_ids);
+		free(rw.r_cmds);
+	} else
 		rc = n > 0 ? store_jobs_register(D.d_st, sj, n, &se) : 0;
 	if (rc == -1)
 		register_retry(&se, tk);
@@ -764,9 +864,6 @@ loader_register(int all, struct tick *tk)
 	if (rc == 0 && left.lj_n > 0)
 		(void)jobs_release(tk);
  out:
-	/* The misfire pass after a registration of all needs them. */
-	if (!all)
-		jobtab_ids_drop();
 	/*
 	 * Reading a table again parses it whole and copies it: give back
 	 * what that used, as start-up does, or each reload of a big table
@@ -816,9 +913,8 @@ left_held(const uint8_t *id)
 /*
  * Let go of the jobs that left their tables and are in no other table
  * of this node (the same entry may be in two: a spool table and the
- * stored table it was imported into).  A table's identities are at
- * hand for a while after it was read (tb_ids); otherwise only the jobs
- * whose owner and command hash as one that left have theirs made, so
+ * stored table it was imported into).  Only the jobs whose owner and
+ * command hash as one that left have their identities made, so
  * that a table removed beside 100,000 jobs costs no 100,000 hashes of
  * whole entries.  Returns 0, or -1 when the store failed: they are
  * kept for the next registration.
@@ -849,10 +945,6 @@ jobs_release(struct tick *tk)
 	qsort(sums, left.lj_n, sizeof(*sums), sum_cmp);
 	RB_FOREACH(tb, tables, jobtab_tables()) {
 		for (i = 0; i < tb->tb_njobs; i++) {
-			if (tb->tb_ids != NULL) {
-				left_held(tb->tb_ids[i]);
-				continue;
-			}
 			sum = job_sum(&tb->tb_jobs[i]);
 			if (bsearch(&sum, sums, left.lj_n, sizeof(*sums),
 			    sum_cmp) == NULL)

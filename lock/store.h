@@ -285,6 +285,23 @@ int	 store_jobs_sync(struct store *, const struct store_job *, size_t,
 	    size_t *, struct store_error *);
 int	 store_jobs_release(struct store *, const char *const *, size_t,
 	    size_t *, struct store_error *);
+/*
+ * store_jobs_sync_fill() is store_jobs_sync() with the jobs asked for
+ * in pieces, sorted by identity, instead of passed in one array; the
+ * stored jobs are read in pages in the same order, so that neither the
+ * caller's memory nor the store's grows with the number of jobs:
+ * fill(arg, from, rows, max) fills rows[] with at most max jobs, the
+ * from-th on, and returns how many, 0 past the last; from is 0 again
+ * when the store starts over (after a lost connection).  The rows'
+ * strings are borrowed until the next call.  A job given out of order
+ * fails the sync (STORE_FATAL); one given twice in a row counts once.
+ */
+typedef size_t	(*store_fill_fn)(void *, size_t, struct store_job *, size_t);
+int	 store_jobs_sync_fill(struct store *, store_fill_fn, void *, size_t *,
+	    struct store_error *);
+/* The same as store_jobs_register(), in pieces likewise. */
+int	 store_jobs_register_fill(struct store *, store_fill_fn, void *,
+	    struct store_error *);
 /* Set or clear the paused flag; 0, or -1 (STORE_CONFLICT: no job). */
 int	 store_job_pause(struct store *, const char *, int,
 	    struct store_error *);
@@ -298,6 +315,21 @@ int	 store_jobs_list(struct store *, const char *, struct store_job **,
 	    size_t *, struct store_error *);
 int	 store_job_get(struct store *, const char *, struct store_job **,
 	    struct store_error *);
+/*
+ * store_jobs_fired() returns, of all jobs (owner NULL) or one owner's,
+ * those ever claimed, as their identity and last claimed fire only:
+ * at most max of them, the first whose identities come after `after'
+ * ("" for the first page), sorted by identity, in a new array *out of
+ * *n the caller frees with free().  What the misfire pass needs,
+ * without the descriptions (store_jobs_list() makes seven strings a
+ * job, 22 MB for 100,000), a page at a time.
+ */
+struct store_fired {
+	char		 f_id[STORE_IDLEN + 1];
+	time_t		 f_last;	/* j_last_fire, never 0 */
+};
+int	 store_jobs_fired(struct store *, const char *, const char *, size_t,
+	    struct store_fired **, size_t *, struct store_error *);
 /*
  * store_jobs_gone() returns the jobs that left the store and still have
  * runs, as store_jobs_list() returns jobs: only the descriptive members

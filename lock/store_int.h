@@ -85,6 +85,8 @@ enum stmt {
 	S_JOBS_RENEW,		/* ttl, node, token */
 	S_JOBS_UNLOCK,		/* node, token */
 	S_HOLDS_MINE,		/* node -> job */
+	S_JOBS_PAGE,		/* node, after, limit -> id, digest, held */
+	S_HOLDS_ORPHAN,		/* node -> job */
 	S_HOLD_ADD,		/* n rows of node, job */
 	S_HOLD_DROP,		/* n: node, ids... */
 	S_GONE_KEEP,		/* n: ids... */
@@ -95,6 +97,8 @@ enum stmt {
 	S_JOBS_LIST,		/* -> jobcols */
 	S_JOBS_OWNER,		/* owner -> jobcols */
 	S_JOB_GET,		/* id -> jobcols */
+	S_JOBS_FIRED,		/* after, limit -> id, last_fire */
+	S_JOBS_FIRED_OWNER,	/* owner, after, limit -> id, last_fire */
 	S_RUN_INSERT,		/* job, fire, attempt, node, pid, start */
 	S_RUN_FIND,		/* job, fire, attempt, node -> id */
 	S_RUN_FAIL,		/* job, fire, attempt, node, when, when,

@@ -23,9 +23,14 @@
 struct vec;
 struct wtrx;
 
-/* Registering (ids NULL) or releasing (jobs NULL). */
+/*
+ * Registering (ids NULL) or releasing (jobs NULL); a sync in pages
+ * when fill is set (store_jobs_sync_fill()).
+ */
 struct reg_arg {
 	const struct store_job	*jobs;
+	store_fill_fn		 fill;
+	void			*fill_arg;
 	const char *const	*ids;
 	size_t			 n;
 	int			 sync;	/* release the others held */
@@ -59,6 +64,15 @@ static int	 jobs_write(struct store *, const struct store_job *,
 		    const char *const *, size_t, int, size_t *,
 		    struct store_error *);
 static int	 pause_fn(struct store *, void *, struct store_error *);
+static int	 upsert(struct store *, const struct store_job *const *,
+		    size_t, struct sval *, struct wtrx *,
+		    struct store_error *);
+static int	 page_row(void *, const struct sval *, size_t);
+static int	 page_read(struct store *, struct vec *, const char *,
+		    struct store_error *);
+static int	 fill_fn(struct store *, void *, struct store_error *);
+static int	 fill_write(struct store *, store_fill_fn, void *, int,
+		    size_t *, struct store_error *);
 
 /*
  * A descriptive text cut to what its column holds, at a character
@@ -262,6 +276,7 @@ jobs_fn(struct store *st, void *arg, struct store_error *err)
 	if (!local && jobs_lock(st, err) == -1)
 		return (-1);
 	rc = ((struct reg_arg *)arg)->ids != NULL ? rel_fn(st, arg, err) :
+	    ((struct reg_arg *)arg)->fill != NULL ? fill_fn(st, arg, err) :
 	    reg_fn(st, arg, err);
 	if (rc == -1 && st->s_in_trx) {
 		st->s_ops->o_rollback(st);
@@ -613,6 +628,273 @@ store_jobs_release(struct store *st, const char *const *ids, size_t n,
     size_t *gone, struct store_error *err)
 {
 	return (jobs_write(st, NULL, ids, n, 0, gone, err));
+}
+
+/*
+ * A sync in pages.  The jobs come from the fill function sorted by
+ * identity, and the stored ones are read in the same order a page at a
+ * time (with whether this node holds each), so that the two are merged
+ * as two sorted lists, and neither side is ever whole in memory: a job
+ * only given is new (its row written, held); one on both sides is
+ * written if its digest changed and held if it was not; one only
+ * stored and held by this node is released.  What is written is never
+ * after the page in hand, so that no later page reads it back.  This
+ * node's holds of jobs without a row are read first (they are few)
+ * and released unless given.  Registering (not a sync) releases
+ * nothing, and skips the stored jobs before the next one given.
+ */
+#define PAGE_ROWS	1024	/* stored jobs read at once */
+#define FILL_ROWS	1024	/* jobs asked of the fill function */
+
+struct page_job {
+	char		 p_id[STORE_IDLEN + 1];
+	int64_t		 p_sum;
+	int		 p_held;
+};
+
+static int
+page_row(void *arg, const struct sval *c, size_t n)
+{
+	struct page_job	*p;
+	const char	*id;
+
+	ROW_NEED(n, 3);
+	id = lk_str(&c[0]);
+	if (strlen(id) > STORE_IDLEN)
+		return (0);
+	if ((p = lk_vec_push(arg)) == NULL)
+		return (ROW_NOMEM);
+	strcpy(p->p_id, id);
+	p->p_sum = lk_int(&c[1]);
+	p->p_held = lk_int(&c[2]) != 0;
+	return (0);
+}
+
+/* The page of stored jobs after id `after'. */
+static int
+page_read(struct store *st, struct vec *pv, const char *after,
+    struct store_error *err)
+{
+	struct sval	 p[3];
+
+	pv->v_n = 0;
+	p[0] = SVS(st->s_node);
+	p[1] = SVS(after);
+	p[2] = SVI(PAGE_ROWS);
+	return (lk_exec(st, "register.page", S_JOBS_PAGE, 0, p, 3, page_row,
+	    pv, NULL, err));
+}
+
+/* Write the rows of the n jobs todo[]. */
+static int
+upsert(struct store *st, const struct store_job *const *todo, size_t n,
+    struct sval *p, struct wtrx *w, struct store_error *err)
+{
+	const struct store_job	*j;
+	size_t			 off, k, i, max = st->s_ops->o_max_rows;
+
+	for (off = 0; off < n; off += k) {
+		k = lk_piece(n - off, max);
+		for (i = 0; i < k; i++) {
+			j = todo[off + i];
+			p[i * JOB_NCOLS + 0] = SVS(j->j_id);
+			p[i * JOB_NCOLS + 1] = clip(j->j_owner,
+			    STORE_OWNERMAX);
+			p[i * JOB_NCOLS + 2] = clip(j->j_sched,
+			    STORE_SCHEDMAX);
+			p[i * JOB_NCOLS + 3] = clip(j->j_zone, STORE_ZONEMAX);
+			p[i * JOB_NCOLS + 4] = clip(j->j_cmd, STORE_CMDMAX);
+			p[i * JOB_NCOLS + 5] = SVI(j->j_scope);
+			p[i * JOB_NCOLS + 6] = SVI(j->j_overlap);
+			p[i * JOB_NCOLS + 7] = SVI(j->j_misfire);
+			p[i * JOB_NCOLS + 8] = SVI(j->j_grace);
+			p[i * JOB_NCOLS + 9] = SVI(job_digest(j));
+			p[i * JOB_NCOLS + 10] = clip(j->j_name, STORE_NAMEMAX);
+		}
+		if (wtrx_begin(st, w, err) == -1 ||
+		    lk_exec(st, "register", S_JOB_UPSERT, k, p, k * JOB_NCOLS,
+		    NULL, NULL, NULL, err) == -1 ||
+		    wtrx_add(st, w, k, err) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+static int
+fill_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct reg_arg		*a = arg;
+	struct store_job	*buf = NULL, *f;
+	const struct store_job	**todo = NULL;
+	const char		**add = NULL, **rel = NULL, **orph, **hit;
+	struct page_job		*pg, *s;
+	struct vec		 pv, hv;
+	struct wtrx		 w;
+	struct sval		*p = NULL, hp;
+	char			 prev[STORE_IDLEN + 1], after[STORE_IDLEN + 1];
+	char			*oseen = NULL;
+	size_t			 nb = 0, bi = 0, pi = 0, from = 0;
+	size_t			 ntodo = 0, nadd = 0, nrel = 0, i, k;
+	int			 c, more, filled = 0, rc = -1;
+
+	memset(&pv, 0, sizeof(pv));
+	pv.v_size = sizeof(struct page_job);
+	memset(&hv, 0, sizeof(hv));
+	hv.v_size = sizeof(char *);
+	memset(&w, 0, sizeof(w));
+	w.w_local = st->s_ops->o_ddl_trx;
+	w.w_point = "register";
+	a->gone = 0;
+	if ((p = reallocarray(NULL, st->s_ops->o_max_rows,
+	    JOB_NCOLS * sizeof(*p))) == NULL ||
+	    (buf = reallocarray(NULL, FILL_ROWS, sizeof(*buf))) == NULL ||
+	    (todo = reallocarray(NULL, FILL_ROWS, sizeof(*todo))) == NULL ||
+	    (add = reallocarray(NULL, FILL_ROWS, sizeof(*add))) == NULL ||
+	    (rel = reallocarray(NULL, PAGE_ROWS, sizeof(*rel))) == NULL) {
+		lk_nomem(err);
+		goto out;
+	}
+	if (w.w_local && lk_begin(st, err) == -1)
+		goto out;
+	hp = SVS(st->s_node);
+	if (a->sync && lk_exec(st, "register.scan", S_HOLDS_ORPHAN, 0, &hp, 1,
+	    lk_str_row, &hv, NULL, err) == -1)
+		goto out;
+	orph = (const char **)hv.v_p;
+	if (hv.v_n > 0)
+		qsort(orph, hv.v_n, sizeof(*orph), str_cmp);
+	if ((oseen = calloc(hv.v_n + 1, 1)) == NULL) {
+		lk_nomem(err);
+		goto out;
+	}
+	*prev = *after = '\0';
+	if (page_read(st, &pv, after, err) == -1)
+		goto out;
+	more = pv.v_n == PAGE_ROWS;
+	for (;;) {
+		/* The next piece of jobs, the next page: what is due first. */
+		if (bi == nb && !filled) {
+			if (upsert(st, todo, ntodo, p, &w, err) == -1 ||
+			    holds_add(st, add, nadd, &w, err) == -1)
+				goto out;
+			ntodo = nadd = 0;
+			for (i = 0; i < FILL_ROWS; i++)
+				memset(&buf[i], 0, sizeof(buf[i]));
+			if ((nb = a->fill(a->fill_arg, from, buf, FILL_ROWS)) >
+			    FILL_ROWS)
+				nb = FILL_ROWS;
+			if (ids_check(buf, NULL, nb, err) == -1)
+				goto out;
+			from += nb;
+			bi = 0;
+			filled = nb == 0;
+		}
+		pg = pv.v_p;
+		if (pi == pv.v_n && more) {
+			if (upsert(st, todo, ntodo, p, &w, err) == -1 ||
+			    holds_add(st, add, nadd, &w, err) == -1 ||
+			    holds_drop(st, rel, nrel, &w, &a->gone, err) == -1)
+				goto out;
+			ntodo = nadd = nrel = 0;
+			strcpy(after, pg[pv.v_n - 1].p_id);
+			/* Registering only: the stored jobs before are not ours. */
+			if (!a->sync && strcmp(prev, after) > 0)
+				strcpy(after, prev);
+			if (page_read(st, &pv, after, err) == -1)
+				goto out;
+			more = pv.v_n == PAGE_ROWS;
+			pi = 0;
+			continue;
+		}
+		f = bi < nb ? &buf[bi] : NULL;
+		s = pi < pv.v_n ? &pg[pi] : NULL;
+		if (f == NULL && s == NULL)
+			break;
+		if (f != NULL) {
+			if ((c = strcmp(prev, f->j_id)) > 0) {
+				store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+				    "job %s: not in order", f->j_id);
+				goto out;
+			}
+			if (c == 0) {	/* given twice */
+				bi++;
+				continue;
+			}
+		}
+		c = f == NULL ? 1 : s == NULL ? -1 : strcmp(f->j_id, s->p_id);
+		if (c <= 0) {
+			strcpy(prev, f->j_id);
+			if (hv.v_n > 0 && (hit = bsearch(&f->j_id, orph,
+			    hv.v_n, sizeof(*orph), str_cmp)) != NULL)
+				oseen[hit - orph] = 1;
+			if (c < 0 || !s->p_held)
+				add[nadd++] = f->j_id;
+			if (c < 0 || s->p_sum != job_digest(f))
+				todo[ntodo++] = f;
+			bi++;
+			if (c == 0)
+				pi++;
+			continue;
+		}
+		if (a->sync && s->p_held)
+			rel[nrel++] = s->p_id;
+		pi++;
+	}
+	if (upsert(st, todo, ntodo, p, &w, err) == -1 ||
+	    holds_add(st, add, nadd, &w, err) == -1 ||
+	    holds_drop(st, rel, nrel, &w, &a->gone, err) == -1)
+		goto out;
+	for (i = k = 0; i < hv.v_n; i++)
+		if (!oseen[i])
+			orph[k++] = orph[i];
+	if (holds_drop(st, orph, k, &w, &a->gone, err) == -1 ||
+	    wtrx_end(st, &w, err) == -1)
+		goto out;
+	rc = 0;
+out:
+	lk_strs_free(&hv);
+	free(pv.v_p);
+	free(oseen);
+	free(rel);
+	free(add);
+	free(todo);
+	free(buf);
+	free(p);
+	return (rc);
+}
+
+static int
+fill_write(struct store *st, store_fill_fn fill, void *arg, int sync,
+    size_t *gone, struct store_error *err)
+{
+	struct reg_arg	 a;
+
+	err = lk_err_init(err);
+	if (gone != NULL)
+		*gone = 0;
+	memset(&a, 0, sizeof(a));
+	a.fill = fill;
+	a.fill_arg = arg;
+	a.sync = sync;
+	if (lk_run(st, jobs_fn, &a, err) == -1)
+		return (-1);
+	if (gone != NULL)
+		*gone = a.gone;
+	return (0);
+}
+
+int
+store_jobs_sync_fill(struct store *st, store_fill_fn fill, void *arg,
+    size_t *gone, struct store_error *err)
+{
+	return (fill_write(st, fill, arg, 1, gone, err));
+}
+
+int
+store_jobs_register_fill(struct store *st, store_fill_fn fill, void *arg,
+    struct store_error *err)
+{
+	return (fill_write(st, fill, arg, 0, NULL, err));
 }
 
 struct pause_arg {

@@ -201,6 +201,85 @@ store_jobs_list(struct store *st, const char *owner, struct store_job **out,
 	return (rc);
 }
 
+/* The jobs ever claimed: identity and last fire (SQL_JOBS_FIRED). */
+static int
+fired_row(void *arg, const struct sval *c, size_t n)
+{
+	struct store_fired	*f;
+	const char		*id;
+	time_t			 last;
+
+	ROW_NEED(n, 2);
+	if ((last = (time_t)lk_int(&c[1])) == 0)
+		return (0);
+	id = lk_str(&c[0]);
+	if (strlen(id) > STORE_IDLEN)
+		return (0);
+	if ((f = lk_vec_push(arg)) == NULL)
+		return (ROW_NOMEM);
+	strcpy(f->f_id, id);
+	f->f_last = last;
+	return (0);
+}
+
+static int
+fired_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct store_fired *)a)->f_id,
+	    ((const struct store_fired *)b)->f_id));
+}
+
+struct fired_arg {
+	const char	*owner;
+	const char	*after;
+	size_t		 max;
+	struct vec	 v;
+};
+
+/* Run again after a lost connection: start the array afresh. */
+static int
+fired_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct fired_arg	*a = arg;
+	struct sval		 p[3];
+	size_t			 np = 0;
+
+	a->v.v_n = 0;
+	if (a->owner != NULL)
+		p[np++] = SVS(a->owner);
+	p[np++] = SVS(a->after);
+	p[np++] = SVI((int64_t)a->max);
+	return (lk_exec(st, "list", a->owner == NULL ? S_JOBS_FIRED :
+	    S_JOBS_FIRED_OWNER, 0, p, np, fired_row, &a->v, NULL, err));
+}
+
+int
+store_jobs_fired(struct store *st, const char *owner, const char *after,
+    size_t max, struct store_fired **out, size_t *n, struct store_error *err)
+{
+	struct fired_arg	 a;
+
+	err = lk_err_init(err);
+	*out = NULL;
+	*n = 0;
+	memset(&a, 0, sizeof(a));
+	a.owner = owner;
+	a.after = after != NULL ? after : "";
+	a.max = max > INT32_MAX ? INT32_MAX : max;
+	a.v.v_size = sizeof(struct store_fired);
+	if (lk_run(st, fired_fn, &a, err) == -1) {
+		free(a.v.v_p);
+		return (-1);
+	}
+	/* The server's order, as C compares (ids are ASCII, binary). */
+	if (a.v.v_n > 1)
+		qsort(a.v.v_p, a.v.v_n, sizeof(struct store_fired),
+		    fired_cmp);
+	*out = a.v.v_p;
+	*n = a.v.v_n;
+	return (0);
+}
+
 int
 store_jobs_gone(struct store *st, struct store_job **out, size_t *n,
     struct store_error *err)

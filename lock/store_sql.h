@@ -82,6 +82,15 @@
  * history, until they are trimmed.
  */
 #define SQL_HOLDS_MINE	"SELECT job FROM holds WHERE node = ?"
+/* A sync in pages (store_jobs_sync_fill()): the jobs after an id. */
+#define SQL_JOBS_PAGE \
+	"SELECT jobs.id, jobs.digest, CASE WHEN holds.job IS NULL THEN 0 " \
+	"ELSE 1 END FROM jobs LEFT JOIN holds ON holds.job = jobs.id AND " \
+	"holds.node = ? WHERE jobs.id > ? ORDER BY jobs.id LIMIT ?"
+/* This node's holds of jobs without a row. */
+#define SQL_HOLDS_ORPHAN \
+	"SELECT holds.job FROM holds LEFT JOIN jobs ON jobs.id = " \
+	"holds.job WHERE holds.node = ? AND jobs.id IS NULL"
 #define SQL_HOLD_ADD	INSERT_IGNORE " INTO holds (node, job) VALUES %R"
 #define SQL_HOLD_ROW	"(?, ?)"
 #define SQL_HOLD_DROP	"DELETE FROM holds WHERE node = ? AND job IN (%R)"
@@ -111,6 +120,13 @@
 #define SQL_JOBS_LIST	SQL_JOBCOLS " ORDER BY owner, id"
 #define SQL_JOBS_OWNER	SQL_JOBCOLS " WHERE owner = ? ORDER BY id"
 #define SQL_JOB_GET	SQL_JOBCOLS " WHERE id = ?"
+/* The jobs ever claimed (store_jobs_fired()), a page after an id. */
+#define SQL_JOBS_FIRED \
+	"SELECT id, last_fire FROM jobs WHERE last_fire > 0 AND id > ? " \
+	"ORDER BY id LIMIT ?"
+#define SQL_JOBS_FIRED_OWNER \
+	"SELECT id, last_fire FROM jobs WHERE last_fire > 0 AND owner = ? " \
+	"AND id > ? ORDER BY id LIMIT ?"
 #define SQL_RUN_INSERT \
 	"INSERT INTO runs (job_id, fire, attempt, node, pid, started, " \
 	"state, exit_status, sig, output_len) " \

@@ -106,6 +106,9 @@ struct pstate {
 	size_t		 p_snapptrs;	/* pointers in all snapshots */
 	int		 p_crwarned;
 	int		 p_lostwarned;	/* LOST=rerun on a node entry */
+	crontab_entry_fn p_each;	/* entries handed over, or NULL */
+	void		*p_arg;
+	struct cron_entry p_one;	/* the entry handed over */
 };
 
 static void	*arena_alloc(struct cron_arena *, size_t, size_t);
@@ -971,15 +974,19 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 		    "expected a command after the %s",
 		    (st->p_flags & CRON_SYSTEM) ? "user" : "schedule"));
 
-	if (ct->ct_nent == st->p_entcap) {
-		ncap = st->p_entcap == 0 ? 16 : st->p_entcap * 2;
-		ne = reallocarray(ct->ct_ent, ncap, sizeof(*ne));
-		if (ne == NULL)
-			return (-1);
-		ct->ct_ent = ne;
-		st->p_entcap = ncap;
+	if (st->p_each != NULL)
+		e = &st->p_one;
+	else {
+		if (ct->ct_nent == st->p_entcap) {
+			ncap = st->p_entcap == 0 ? 16 : st->p_entcap * 2;
+			ne = reallocarray(ct->ct_ent, ncap, sizeof(*ne));
+			if (ne == NULL)
+				return (-1);
+			ct->ct_ent = ne;
+			st->p_entcap = ncap;
+		}
+		e = &ct->ct_ent[ct->ct_nent];
 	}
-	e = &ct->ct_ent[ct->ct_nent];
 	memset(e, 0, sizeof(*e));
 	e->e_sched = sched;
 	e->e_opts = st->p_opts;
@@ -1058,12 +1065,23 @@ do_entry(struct pstate *st, const char *l, size_t len, size_t pos,
 	    "with '*', expected a command: a sixth schedule field? Seconds "
 	    "are off here (CLUSTERCRON_SECONDS=yes turns them on)") == -1)
 		return (-1);
-	return (lint_domdow(st, e, lineno, start + 1));
+	if (lint_domdow(st, e, lineno, start + 1) == -1)
+		return (-1);
+	if (st->p_each != NULL)
+		st->p_each(st->p_arg, e);
+	return (0);
 }
 
 int
 crontab_parse(const char *file, const char *buf, size_t len, int flags,
     struct crontab **out)
+{
+	return (crontab_parse_each(file, buf, len, flags, NULL, NULL, out));
+}
+
+int
+crontab_parse_each(const char *file, const char *buf, size_t len, int flags,
+    crontab_entry_fn each, void *arg, struct crontab **out)
 {
 	struct pstate	 st;
 	struct crontab	*ct;
@@ -1082,6 +1100,8 @@ crontab_parse(const char *file, const char *buf, size_t len, int flags,
 		goto nomem;
 	st.p_arena = ct->ct_arena;
 	st.p_file = file;
+	st.p_each = each;
+	st.p_arg = arg;
 	st.p_flags = flags & (CRON_SECONDS | CRON_SYSTEM);
 	st.p_opts.o_scope = SCOPE_CLUSTER;
 	st.p_opts.o_overlap = OVERLAP_ALLOW;

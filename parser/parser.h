@@ -126,6 +126,18 @@ struct crontab {
 int	 crontab_parse(const char *, const char *, size_t, int,
 	    struct crontab **);
 void	 crontab_free(struct crontab *);
+/*
+ * crontab_parse_each() is crontab_parse() keeping no entry: each is
+ * handed to fn(arg, entry) once read, so that a caller that copies
+ * what it needs holds no array of the whole table.  The entry itself
+ * is good only during the call; what it points to lives as long as
+ * *out.  *out then has ct_ent NULL and ct_nent the number of entries
+ * handed over; its diagnostics are as crontab_parse() gives them (so
+ * entries may have been handed over from a table with errors).
+ */
+typedef void	(*crontab_entry_fn)(void *, const struct cron_entry *);
+int	 crontab_parse_each(const char *, const char *, size_t, int,
+	    crontab_entry_fn, void *, struct crontab **);
 
 /*
  * cron_entry_id() writes the entry's identity, stable across nodes:

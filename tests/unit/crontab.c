@@ -770,10 +770,96 @@ run_memory(void)
 	free(buf);
 }
 
+/* The entries crontab_parse_each() hands over, copied. */
+struct handed {
+	struct cron_entry e[16];
+	size_t		 n;
+};
+
+static void
+hand(void *arg, const struct cron_entry *e)
+{
+	struct handed	*h = arg;
+
+	if (h->n < 16)
+		h->e[h->n] = *e;
+	h->n++;
+}
+
+static int
+str_same(const char *a, const char *b)
+{
+	return (a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+entry_same(const struct cron_entry *a, const struct cron_entry *b)
+{
+	struct cron_opts oa = a->e_opts, ob = b->e_opts;
+	size_t		 i;
+
+	oa.o_name = ob.o_name = NULL;
+	if (memcmp(&a->e_sched, &b->e_sched, sizeof(a->e_sched)) != 0 ||
+	    memcmp(&oa, &ob, sizeof(oa)) != 0 ||
+	    !str_same(a->e_opts.o_name, b->e_opts.o_name) ||
+	    !str_same(a->e_user, b->e_user) || !str_same(a->e_cmd, b->e_cmd) ||
+	    !str_same(a->e_input, b->e_input) || !str_same(a->e_tz, b->e_tz) ||
+	    !str_same(a->e_when, b->e_when) || a->e_line != b->e_line)
+		return (0);
+	for (i = 0; a->e_env[i] != NULL || b->e_env[i] != NULL; i++)
+		if (!str_same(a->e_env[i], b->e_env[i]))
+			return (0);
+	return (1);
+}
+
+/*
+ * crontab_parse_each(): the entries crontab_parse() keeps, handed over
+ * one by one instead, with the same diagnostics, and none kept.
+ */
+static void
+run_each(void)
+{
+	static const char tab[] =
+	    "MAILTO=ops\n"
+	    "0 1 * * * root /bin/one%in\n"
+	    "CRON_TZ=Europe/Paris\n"
+	    "CLUSTERCRON_NAME=two\n"
+	    "*/5 * * * * daemon /bin/two\n"
+	    "61 * * * * root /bin/bad\n"
+	    "CLUSTERCRON_MISFIRE=catchup\n"
+	    "@daily root /bin/three\n";
+	struct crontab	*a, *b;
+	struct handed	 h;
+	size_t		 i;
+	int		 ra, rb, same;
+
+	memset(&h, 0, sizeof(h));
+	ra = crontab_parse("each", tab, sizeof(tab) - 1, CRON_SYSTEM, &a);
+	rb = crontab_parse_each("each", tab, sizeof(tab) - 1, CRON_SYSTEM,
+	    hand, &h, &b);
+	ok(ra == 1 && rb == 1, "each: the same result (%d %d)", ra, rb);
+	if (ra == -1 || rb == -1)
+		return;
+	ok(b->ct_ent == NULL && b->ct_nent == 3 && h.n == 3 &&
+	    a->ct_nent == 3, "each: three entries handed over, none kept");
+	for (i = 0, same = h.n == a->ct_nent; same && i < h.n; i++)
+		same = entry_same(&h.e[i], &a->ct_ent[i]);
+	ok(same, "each: each as crontab_parse() gives it");
+	for (i = 0, same = a->ct_ndiag == b->ct_ndiag && a->ct_nerr ==
+	    b->ct_nerr; same && i < a->ct_ndiag; i++)
+		same = a->ct_diag[i].d_line == b->ct_diag[i].d_line &&
+		    a->ct_diag[i].d_col == b->ct_diag[i].d_col &&
+		    strcmp(a->ct_diag[i].d_msg, b->ct_diag[i].d_msg) == 0;
+	ok(same && b->ct_nerr == 1, "each: the same diagnostics");
+	crontab_free(a);
+	crontab_free(b);
+}
+
 int
 main(void)
 {
 	run_cases();
+	run_each();
 	run_identity();
 	run_crond();
 	run_api();

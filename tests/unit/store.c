@@ -51,6 +51,7 @@ static void	 test_lost(struct store *, struct store *, struct store *);
 static void	 test_unrun(struct store *);
 static void	 test_tables(struct store *, struct store *);
 static void	 test_holds(struct store *);
+static void	 test_fill(void);
 static void	 test_jobs_lock(struct store *, struct store_job *);
 static void	 test_faults(struct store *, struct store *);
 static void	 test_run_batches(struct store *, struct store *);
@@ -649,6 +650,176 @@ test_holds(struct store *trimmer)
 		test_jobs_lock(b, &j[3]);
 	store_close(a);
 	store_close(b);
+}
+
+/* The jobs of test_fill(), given in pieces. */
+#define FILL_JOBS	2500
+struct fill {
+	struct store_job *f_jobs;
+	size_t		 f_n;
+	size_t		 f_calls;
+	size_t		 f_max;		/* the largest piece asked for */
+};
+
+static size_t
+fill_rows(void *arg, size_t from, struct store_job *out, size_t max)
+{
+	struct fill	*f = arg;
+	size_t		 k;
+
+	f->f_calls++;
+	if (max > f->f_max)
+		f->f_max = max;
+	for (k = 0; from + k < f->f_n && k < max; k++)
+		out[k] = f->f_jobs[from + k];
+	return (k);
+}
+
+static size_t
+fill_count(struct store *st)
+{
+	struct store_job	*list;
+	struct store_error	 err;
+	size_t			 n, k, found = 0;
+
+	if (store_jobs_list(st, "filly", &list, &n, &err) == -1)
+		return ((size_t)-1);
+	for (k = 0; k < n; k++)
+		found += strncmp(list[k].j_id, "pf", 2) == 0;
+	store_jobs_free(list, n);
+	return (found);
+}
+
+/*
+ * store_jobs_sync_fill(): a sync whose jobs come in pieces, more than
+ * one, against stored jobs read in pages (more than one); jobs given
+ * twice, changed, out of order; store_jobs_fired(): the jobs ever
+ * claimed, and only those, in pages.
+ */
+static void
+test_fill(void)
+{
+	struct store		*st;
+	struct store_job	*j, *one;
+	struct store_fired	*fired;
+	struct store_error	 err;
+	struct fill		 f;
+	char			(*id)[40];
+	size_t			 i, n, gone, mine;
+	int			 won;
+
+	if ((st = open_node(url1, "nodeF", 0)) == NULL) {
+		ok(0, "fill: a node opens the store");
+		return;
+	}
+	j = calloc(FILL_JOBS, sizeof(*j));
+	id = calloc(FILL_JOBS, sizeof(*id));
+	for (i = 0; i < FILL_JOBS; i++) {
+		mkid(id[i], sizeof(id[i]), "pf", (int)i);
+		j[i].j_id = id[i];
+		j[i].j_owner = "filly";
+		j[i].j_sched = "* * * * *";
+		j[i].j_cmd = i % 2 ? "echo odd" : "echo even";
+	}
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = FILL_JOBS;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
+	    gone == 0, "fill: %d jobs synced in pieces", FILL_JOBS);
+	ok(f.f_calls >= 3 && f.f_max < FILL_JOBS,
+	    "fill: asked for in pieces (%zu calls, at most %zu jobs)",
+	    f.f_calls, f.f_max);
+	is_int((int)fill_count(st), FILL_JOBS, "fill: every job stored");
+	ok(store_jobs_fired(st, "filly", "", 100, &fired, &n, &err) == 0 &&
+	    n == 0, "fill: none ever claimed, none listed as fired");
+	free(fired);
+	ok(store_claim(st, id[7], 6000, &won, &err) == 0 && won &&
+	    store_claim(st, id[1999], 6060, &won, &err) == 0 && won,
+	    "fill: two jobs claimed");
+	ok(store_jobs_fired(st, "filly", "", 100, &fired, &n, &err) == 0 &&
+	    n == 2 && strcmp(fired[0].f_id, id[7]) == 0 &&
+	    fired[0].f_last == 6000 && strcmp(fired[1].f_id, id[1999]) == 0 &&
+	    fired[1].f_last == 6060,
+	    "fill: those two listed as fired, by identity, last fires kept");
+	free(fired);
+	ok(store_jobs_fired(st, "filly", "", 1, &fired, &n, &err) == 0 &&
+	    n == 1 && strcmp(fired[0].f_id, id[7]) == 0,
+	    "fill: a page of one: the first");
+	free(fired);
+	ok(store_jobs_fired(st, "filly", id[7], 1, &fired, &n, &err) == 0 &&
+	    n == 1 && strcmp(fired[0].f_id, id[1999]) == 0,
+	    "fill: the page after it: the second");
+	free(fired);
+	ok(store_jobs_fired(st, "filly", id[1999], 1, &fired, &n, &err) ==
+	    0 && n == 0, "fill: and none after");
+	free(fired);
+	ok(store_jobs_fired(st, NULL, "", 100000, &fired, &n, &err) == 0,
+	    "fill: all owners' fired jobs");
+	for (i = mine = 0; i < n; i++)
+		mine += strncmp(fired[i].f_id, "pf", 2) == 0;
+	for (i = 1; i < n; i++)
+		if (strcmp(fired[i - 1].f_id, fired[i].f_id) >= 0)
+			break;
+	ok(mine == 2 && i >= n, "fill: the two among them, sorted");
+	free(fired);
+	/* The whole set: what is not in it goes. */
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
+	    gone == FILL_JOBS - 1000,
+	    "fill: a sync of the first 1000 lets go of the others (%zu)",
+	    gone);
+	is_int((int)fill_count(st), 1000, "fill: 1000 left");
+	/* Given twice in a row: once; a changed row: written again. */
+	j[5].j_cmd = "echo changed";
+	j[6] = j[5];
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
+	    gone == 1 && fill_count(st) == 999,
+	    "fill: a job given twice counts once, the one it hid goes");
+	ok(store_job_get(st, id[5], &one, &err) == 0 && one != NULL &&
+	    strcmp(one->j_cmd, "echo changed") == 0,
+	    "fill: a changed command is written");
+	store_jobs_free(one, 1);
+	j[6].j_id = id[6];
+	j[6].j_cmd = "echo even";
+	/* Out of order: refused, nothing changes. */
+	j[8].j_id = id[9];
+	j[9].j_id = id[8];
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == -1 &&
+	    err.se_class == STORE_FATAL, "fill: jobs out of order fail");
+	j[8].j_id = id[8];
+	j[9].j_id = id[9];
+	is_int((int)fill_count(st), 999, "fill: and change nothing");
+	j[3].j_id = "";
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j;
+	f.f_n = 1000;
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == -1 &&
+	    err.se_class == STORE_FATAL, "fill: a bad identity fails");
+	is_int((int)fill_count(st), 999, "fill: and changes nothing");
+	j[3].j_id = id[3];
+	/* Registering in pieces adds, and lets go of nothing. */
+	memset(&f, 0, sizeof(f));
+	f.f_jobs = j + 1000;
+	f.f_n = FILL_JOBS - 1000;
+	ok(store_jobs_register_fill(st, fill_rows, &f, &err) == 0 &&
+	    f.f_calls >= 2 && fill_count(st) == FILL_JOBS - 1,
+	    "fill: %d more registered in pieces, none let go of",
+	    FILL_JOBS - 1000);
+	memset(&f, 0, sizeof(f));
+	ok(store_jobs_sync_fill(st, fill_rows, &f, &gone, &err) == 0 &&
+	    gone == FILL_JOBS - 1 && fill_count(st) == 0,
+	    "fill: a sync of nothing lets go of all");
+	free(j);
+	free(id);
+	store_close(st);
 }
 
 /*
@@ -2828,6 +2999,7 @@ main(void)
 	test_run_batches(a, b);
 	test_batch_faults(a, b);
 	test_holds(a);
+	test_fill();
 	test_short_rows(a, b);
 	test_fault_spec(a);
 	store_close(a);
