@@ -208,6 +208,26 @@ node_beat_now(struct tick *tk)
 	mtimer_set(&beat_t, tk->tk_mono + D.d_conf.c_heartbeat_ms);
 }
 
+/*
+ * The daemon leaves with jobs still running under their runners
+ * (daemon.c): one more heartbeat, so that the lease runs from now and a
+ * restart has the whole of node-timeout to beat again before the other
+ * nodes take the node for dead and its runs for lost.
+ */
+void
+node_leave(struct tick *tk)
+{
+	struct store_error	 se;
+	struct store		*st;
+
+	if (!D.d_mysql || proc_count() == 0)
+		return;
+	if ((st = hb != NULL ? hb : D.d_st) == NULL)
+		return;
+	if (beat_once(st, tk, &se) == -1)
+		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
+}
+
 /* One heartbeat, and the list of live nodes that comes with it. */
 static void
 beat_timer(struct mtimer *t, struct tick *tk)

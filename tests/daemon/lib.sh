@@ -121,6 +121,8 @@ dmn_setup()
 		echo "ctab-socket = $T/$1/sock"
 		echo "ctab-copy-dir = $T/$1/copies"
 		echo "sendmail = $T/sendmail -t"
+		echo "runner = $top_builddir/runner/runner"
+		echo "runs-dir = $T/$1/runs"
 		echo "shutdown-grace = 20s"
 		[ "$DMN_MODE" = detached ] && echo "log-file = $T/$1.log"
 		cat
