@@ -31,9 +31,12 @@
 #define TBL_GAP		2
 
 static int	 is_prefix(const char *);
-static int	 job_named(const struct store_job *, const char *, int);
+static const char *job_word(const char *, const char **, size_t *);
+static int	 job_named(const struct store_job *, const char *, size_t,
+		    const char *, int *);
 static size_t	 job_match(const struct store_job *, size_t, const char *,
-		    size_t *, int *);
+		    size_t *);
+static int	 tbl_piece(const char *, size_t, size_t, char *, size_t *);
 static char	*tbl_clean(const char *, size_t, size_t *);
 static void	 fmt_dur(int64_t, int, char *, size_t);
 
@@ -108,88 +111,126 @@ is_prefix(const char *word)
 }
 
 /*
- * Whether job j is named by word: by its explicit name (byname) or by
- * a prefix of its identity.
+ * Split word into the owner it names ("owner:rest"; NULL when it names
+ * none) and the rest.
+ */
+static const char *
+job_word(const char *word, const char **owner, size_t *olen)
+{
+	const char	*colon;
+
+	if ((colon = strchr(word, ':')) == NULL) {
+		*owner = NULL;
+		*olen = 0;
+		return (word);
+	}
+	*owner = word;
+	*olen = (size_t)(colon - word);
+	return (colon + 1);
+}
+
+/*
+ * Whether job j is named by word (owner, olen and rest as job_word()
+ * split it): the job of that owner, if any is named, whose explicit
+ * name is rest or whose identity begins with it (a prefix of at least
+ * ADMIN_PREFIXMIN hex digits).  *exact says the identity is rest whole.
  */
 static int
-job_named(const struct store_job *j, const char *word, int byname)
+job_named(const struct store_job *j, const char *owner, size_t olen,
+    const char *rest, int *exact)
 {
 	const char	*name;
 
-	if (byname) {
-		name = admin_job_name(j);
-		return (name != NULL && strcmp(name, word) == 0);
+	*exact = 0;
+	if (owner != NULL && (strlen(j->j_owner) != olen ||
+	    strncmp(j->j_owner, owner, olen) != 0))
+		return (0);
+	if (is_prefix(rest) && strncasecmp(j->j_id, rest, strlen(rest)) == 0) {
+		*exact = j->j_id[strlen(rest)] == '\0';
+		return (1);
 	}
-	return (is_prefix(word) &&
-	    strncasecmp(j->j_id, word, strlen(word)) == 0);
+	name = admin_job_name(j);
+	return (name != NULL && strcmp(name, rest) == 0);
 }
 
-/* How many jobs word names, the first in *first, and how in *byname. */
+/*
+ * How many jobs word names, the first in *first.  A name and an
+ * identity prefix count alike: a job whose CLUSTERCRON_NAME is the
+ * start of another job's identity makes the word name both, which is
+ * refused as ambiguous rather than settled in favour of either (one
+ * user could otherwise take the name another job is known by).  A whole
+ * identity names its job alone; owner:word narrows to one owner's jobs.
+ */
 static size_t
 job_match(const struct store_job *jobs, size_t n, const char *word,
-    size_t *first, int *byname)
+    size_t *first)
 {
-	size_t	 i, count;
+	const char	*owner, *rest;
+	size_t		 i, olen, count = 0;
+	int		 exact;
 
 	*first = 0;
-	for (*byname = 1; *byname >= 0; (*byname)--) {
-		count = 0;
-		for (i = 0; i < n; i++) {
-			if (job_named(&jobs[i], word, *byname) &&
-			    count++ == 0)
-				*first = i;
+	rest = job_word(word, &owner, &olen);
+	for (i = 0; i < n; i++) {
+		if (!job_named(&jobs[i], owner, olen, rest, &exact))
+			continue;
+		if (exact) {
+			*first = i;
+			return (1);
 		}
-		if (count > 0)
-			return (count);
+		if (count++ == 0)
+			*first = i;
 	}
-	*byname = 0;
-	return (0);
+	return (count);
 }
 
 size_t
 admin_job_match(const struct store_job *jobs, size_t n, const char *word,
     size_t *first)
 {
-	int	 byname;
-
-	return (job_match(jobs, n, word, first, &byname));
+	return (job_match(jobs, n, word, first));
 }
 
 const struct store_job *
 admin_job_pick(struct admin *a, const struct store_job *jobs, size_t n,
     const char *word)
 {
-	const char	*name;
-	size_t		 i, first, count;
-	int		 byname;
+	const char	*name, *owner, *rest;
+	char		*eo, *es, *en, *ew;
+	size_t		 i, first, count, olen;
+	int		 exact;
 
-	count = job_match(jobs, n, word, &first, &byname);
+	count = job_match(jobs, n, word, &first);
 	if (count == 1)
 		return (&jobs[first]);
+	rest = job_word(word, &owner, &olen);
+	ew = admin_esc(word);
 	if (count == 0) {
-		if (!is_prefix(word) && strspn(word,
-		    "0123456789abcdefABCDEF") == strlen(word))
+		if (!is_prefix(rest) && strspn(rest,
+		    "0123456789abcdefABCDEF") == strlen(rest))
 			errx(1, "%s: no job named %s (an identity prefix has "
-			    "at least %d hex digits)", a->a_verb, word,
+			    "at least %d hex digits)", a->a_verb, ew,
 			    ADMIN_PREFIXMIN);
-		errx(1, "%s: no job %s", a->a_verb, word);
+		errx(1, "%s: no job %s", a->a_verb, ew);
 	}
-	warnx("%s: %s names %zu jobs:", a->a_verb, word, count);
+	warnx("%s: %s names %zu jobs:", a->a_verb, ew, count);
+	free(ew);
 	for (i = first; i < n; i++) {
-		if (!job_named(&jobs[i], word, byname))
+		if (!job_named(&jobs[i], owner, olen, rest, &exact))
 			continue;
 		name = admin_job_name(&jobs[i]);
-		fprintf(stderr, "  %s  %s  %s%s%s%s\n", jobs[i].j_id,
-		    jobs[i].j_owner, jobs[i].j_sched,
-		    name != NULL ? "  (" : "", name != NULL ? name : "",
+		eo = admin_esc(jobs[i].j_owner);
+		es = admin_esc(jobs[i].j_sched);
+		en = admin_esc(name != NULL ? name : "");
+		fprintf(stderr, "  %s  %s  %s%s%s%s\n", jobs[i].j_id, eo, es,
+		    name != NULL ? "  (" : "", name != NULL ? en : "",
 		    name != NULL ? ")" : "");
+		free(eo);
+		free(es);
+		free(en);
 	}
-	if (byname)
-		fprintf(stderr, "%s: give the identity instead\n",
-		    getprogname());
-	else
-		fprintf(stderr, "%s: give a longer identity prefix\n",
-		    getprogname());
+	fprintf(stderr, "%s: give owner:name, the whole identity or a "
+	    "longer identity prefix\n", getprogname());
 	exit(1);
 }
 
@@ -204,47 +245,79 @@ tbl_init(struct tbl *t, size_t ncol, const char *const *head,
 }
 
 /*
+ * One character of s at i (len bytes in all), as a table shows it: in
+ * piece (NUL-terminated, up to 7 bytes), *pw its width.  Returns the
+ * bytes of s it stands for.
+ */
+static int
+tbl_piece(const char *s, size_t i, size_t len, char *piece, size_t *pw)
+{
+	uint32_t	 cp;
+	int		 n;
+
+	*pw = 1;
+	if (s[i] == '\t') {
+		strlcpy(piece, " ", 8);
+		return (1);
+	}
+	if ((n = utf8_char(s + i, len - i)) < 0) {
+		strlcpy(piece, "?", 8);
+		return (-n);
+	}
+	if (uni_unsafe(cp = utf8_decode(s + i, n))) {
+		snprintf(piece, 8, "\\u%04x", (unsigned int)cp);
+		*pw = strlen(piece);
+		return (n);
+	}
+	memcpy(piece, s + i, (size_t)n);
+	piece[n] = '\0';
+	return (n);
+}
+
+/*
  * A copy of s fit for a terminal, of at most max characters (0: any)
  * ending in "..." when cut; *width is its width in characters.
  */
 static char *
 tbl_clean(const char *s, size_t max, size_t *width)
 {
-	char	*out, *o;
-	size_t	 len, i, w = 0, keep = 0;
+	char	*out, *o, piece[8];
+	size_t	 len, i, w, pw, total = 0;
 	int	 n;
 
 	if (s == NULL || *s == '\0')
 		s = "-";
 	len = strlen(s);
-	o = out = xmalloc(len + 4);
 	for (i = 0; i < len; i += (size_t)n) {
-		if (max > 3 && w == max - 3)
-			keep = (size_t)(o - out);
-		if (max > 0 && w == max && i < len) {
-			/* Too long: cut where three characters fit. */
-			o = out + keep;
-			memcpy(o, "...", 3);
-			o += 3;
+		n = tbl_piece(s, i, len, piece, &pw);
+		total += pw;
+	}
+	/* Every byte may become a six-character escape. */
+	o = out = xreallocarray(NULL, len + 1, 6);
+	for (i = 0, w = 0; i < len; i += (size_t)n) {
+		n = tbl_piece(s, i, len, piece, &pw);
+		if (max > 0 && total > max && w + pw + 3 > max)
 			break;
-		}
-		n = 1;
-		if (s[i] == '\t')
-			*o++ = ' ';
-		else if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			*o++ = '?';
-		else if ((n = utf8_char(s + i, len - i)) < 0) {
-			*o++ = '?';
-			n = -n;
-		} else {
-			memcpy(o, s + i, (size_t)n);
-			o += n;
-		}
-		w++;
+		o += strlcpy(o, piece, 8);
+		w += pw;
+	}
+	if (i < len) {
+		/* Too long: cut where three characters fit. */
+		memcpy(o, "...", 3);
+		o += 3;
+		w += 3;
 	}
 	*o = '\0';
 	*width = w;
 	return (out);
+}
+
+char *
+admin_esc(const char *s)
+{
+	size_t	 w;
+
+	return (tbl_clean(s, 0, &w));
 }
 
 void

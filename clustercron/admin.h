@@ -64,9 +64,12 @@ const char *admin_job_name(const struct store_job *);
  * A table for people: cells added row by row, left to right, then
  * printed with a header line and every column as wide as its widest
  * cell, two blanks apart.  Cells are copied; a tab becomes a blank,
- * other control characters and bytes that are not UTF-8 become '?',
- * and a cell longer than the column's limit (0: none) is cut, ending
- * in "...".  An empty or NULL cell shows as "-".
+ * every other character uni_unsafe() names (controls, bidirectional
+ * controls) a \u escape such as "\u202e", bytes that are not UTF-8
+ * '?', and a cell longer than the column's limit (0: none) is cut,
+ * ending in "...".  An empty or NULL cell shows as "-".  admin_esc()
+ * returns a cell's text so escaped, whole, for a message (the caller
+ * frees it).
  */
 struct tbl {
 	size_t		  t_ncol;
@@ -82,6 +85,7 @@ void	 tbl_add(struct tbl *, const char *);
 void	 tbl_addf(struct tbl *, const char *, ...)
 	    __attribute__((__format__ (printf, 2, 3)));
 void	 tbl_print(struct tbl *, FILE *);
+char	*admin_esc(const char *);
 void	 tbl_free(struct tbl *);
 
 /*

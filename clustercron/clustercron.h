@@ -83,6 +83,7 @@ struct dconf {
 	char		*c_log_file;	/* NULL: syslog or stderr */
 	char		*c_runner;	/* the runner program */
 	char		*c_runsdir;	/* runs in their runners' hands */
+	char		*c_pam_service;	/* the jobs' PAM service, or NULL */
 };
 
 /*

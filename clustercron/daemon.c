@@ -666,6 +666,13 @@ paths_absolute(void)
 	path_absolute(&D.d_conf.c_socket);
 	path_absolute(&D.d_conf.c_metrics_file);
 	path_absolute(&D.d_conf.c_log_file);
+#ifdef CLUSTERCRON_TEST
+	/* Test builds: the runner built with the same hooks. */
+	if (getenv("CLUSTERCRON_TEST_RUNNER") != NULL) {
+		free(D.d_conf.c_runner);
+		D.d_conf.c_runner = xstrdup(getenv("CLUSTERCRON_TEST_RUNNER"));
+	}
+#endif
 	path_absolute(&D.d_conf.c_runner);
 	path_absolute(&D.d_conf.c_runsdir);
 	if (D.d_backend == STORE_SQLITE &&

@@ -33,7 +33,7 @@ enum {
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
 	K_SPREADING, K_COPIES, K_LOG_FILE, K_RUNNER, K_RUNS_DIR,
-	K_SHUTDOWN_KILL, K_COUNT
+	K_SHUTDOWN_KILL, K_PAM, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -90,6 +90,8 @@ static const struct conf_key keys[K_COUNT] = {
 	    PATH_RUNNER },
 	[K_RUNS_DIR] = { "runs-dir", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
 	[K_SHUTDOWN_KILL] = { "shutdown-kill", CONF_BOOL, 0, 0, 1, "no" },
+	/* The PAM stack each job passes, as cron's /etc/pam.d/cron. */
+	[K_PAM] = { "pam-service", CONF_STRING, 0, 0, 0, "clustercron" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -236,6 +238,22 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		free(c->c_log_file);
 		c->c_log_file = NULL;
 	}
+	/*
+	 * Empty: no PAM.  A build without PAM runs its jobs without it,
+	 * and refuses to be told otherwise.
+	 */
+	conf_take(cf, K_PAM, &c->c_pam_service, NULL);
+#ifndef HAVE_PAM
+	if (conf_isset(cf, K_PAM) && *c->c_pam_service != '\0')
+		errx(1, "%s: pam-service: this clustercron was built without "
+		    "PAM; set it empty, or build with PAM (libpam0g-dev)",
+		    c->c_file != NULL ? c->c_file : "configuration");
+	*c->c_pam_service = '\0';
+#endif
+	if (*c->c_pam_service == '\0') {
+		free(c->c_pam_service);
+		c->c_pam_service = NULL;
+	}
 	conf_free(cf);
 }
 
@@ -264,5 +282,6 @@ dconf_free(struct dconf *c)
 	free(c->c_log_file);
 	free(c->c_runner);
 	free(c->c_runsdir);
+	free(c->c_pam_service);
 	memset(c, 0, sizeof(*c));
 }

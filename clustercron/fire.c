@@ -525,6 +525,7 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	sr.sr_pw = pw;
 	sr.sr_title = title;
 	sr.sr_outmax = D.d_conf.c_output_max;
+	sr.sr_pam = D.d_conf.c_pam_service;
 	memset(&pr, 0, sizeof(pr));
 	pr.pr_spawn = &sr;
 	pr.pr_mail = mail_settings(f, pw, &mr);

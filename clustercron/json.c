@@ -5,7 +5,11 @@
  * json.c: the JSON writer of the admin verbs (json.h).  Job output and
  * commands are whatever bytes the jobs and tables hold, so strings are
  * checked as UTF-8 and every ill-formed part is written as U+FFFD: the
- * document stays valid and the readable text stays as it was.
+ * document stays valid and the readable text stays as it was.  What a
+ * user could write to fool the eye of whoever reads the document in a
+ * terminal or an editor (controls, bidirectional overrides: see
+ * uni_unsafe()) is written as a \u escape, which every JSON reader
+ * turns back into the same text.
  */
 
 #include <inttypes.h>
@@ -57,6 +61,37 @@ utf8_char(const char *p, size_t len)
 	return ((int)need + 1);
 }
 
+uint32_t
+utf8_decode(const char *p, int n)
+{
+	const unsigned char	*s = (const unsigned char *)p;
+	uint32_t		 cp;
+	int			 i;
+
+	if (n <= 1)
+		return (s[0]);
+	cp = s[0] & (0xff >> (n + 1));
+	for (i = 1; i < n; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return (cp);
+}
+
+/*
+ * C0 controls and DEL; the C1 controls, which some terminals obey as
+ * their 7-bit forms (U+009B is CSI, U+009D OSC); the controls of
+ * bidirectional text, which reorder what follows on screen so that a
+ * command reads as another (U+061C, U+200E, U+200F, U+202A to U+202E,
+ * U+2066 to U+2069: the Trojan Source characters); and the line and
+ * paragraph separators, which some viewers take for line ends.
+ */
+int
+uni_unsafe(uint32_t cp)
+{
+	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x61c ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069));
+}
+
 void
 json_escape(FILE *fp, const char *s, size_t len)
 {
@@ -99,6 +134,11 @@ json_escape(FILE *fp, const char *s, size_t len)
 		if ((n = utf8_char(s + i, len - i)) < 0) {
 			fputs("\\ufffd", fp);
 			n = -n;
+			continue;
+		}
+		if (n > 1 && uni_unsafe(utf8_decode(s + i, n))) {
+			fprintf(fp, "\\u%04x", (unsigned int)utf8_decode(s + i,
+			    n));
 			continue;
 		}
 		fwrite(s + i, 1, n, fp);

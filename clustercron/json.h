@@ -50,7 +50,10 @@ void	 json_bool(struct json *, int);
 void	 json_null(struct json *);
 void	 json_done(struct json *);
 
-/* json_escape() writes s (len bytes) as a quoted JSON string to fp. */
+/*
+ * json_escape() writes s (len bytes) as a quoted JSON string to fp,
+ * every character uni_unsafe() names as a \u escape.
+ */
 void	 json_escape(FILE *, const char *, size_t);
 
 /*
@@ -60,5 +63,14 @@ void	 json_escape(FILE *, const char *, size_t);
  * of a valid sequence, at least 1 byte), as Unicode recommends.
  */
 int	 utf8_char(const char *, size_t);
+/*
+ * utf8_decode() gives the code point of the well-formed character of n
+ * bytes at s (n as utf8_char() returned it).  uni_unsafe() says whether
+ * a code point must be escaped wherever a person may see it: C0 and C1
+ * controls, DEL, the bidirectional controls (U+061C, U+200E, U+200F,
+ * U+202A-U+202E, U+2066-U+2069) and U+2028, U+2029.
+ */
+uint32_t utf8_decode(const char *, int);
+int	 uni_unsafe(uint32_t);
 
 #endif /* JSON_H */

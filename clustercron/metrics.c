@@ -7,7 +7,8 @@
  * collector (metrics-file).  Under fire.c in the daemon's chain
  * (daemon.h): it asks jobtab.c for a job's name, nothing else.  Per
  * job, labelled with the first twelve hex digits of its identity, its
- * name (CLUSTERCRON_NAME, else the command cut short) and its owner:
+ * name (CLUSTERCRON_NAME, else empty:
+ * the file is readable by all, and a command may hold secrets) and its owner:
  * the end of its last successful run, the duration and exit status of
  * its last run, and the fires it missed and skipped, as this node
  * started or noted them.  Per node: the claims this node won and lost,
@@ -115,9 +116,9 @@ mjob_get(const char *id, const char *owner)
 	strlcpy(m->m_id, id, sizeof(m->m_id));
 	if ((j = job_find(id, NULL)) != NULL) {
 		owner = job_owner(j);
-		name = job_opts(j)->o_name;
-		if (name == NULL)
-			name = job_cmd(j);
+		/* Never the command: the file is for every user to read. */
+		if ((name = job_opts(j)->o_name) == NULL)
+			name = "";
 	} else
 		name = "";
 	m->m_owner = xstrdup(owner != NULL ? owner : "");

@@ -115,6 +115,7 @@ static struct mtimer	 probe_t;
 
 static void	 deliver(struct proc *, struct proc_event *, struct tick *);
 static void	 proc_destroy(struct proc *);
+static char	**runner_env(void);
 static int	 spawn_runner(struct proc *, char *, size_t);
 static void	 pump(struct proc *);
 static void	 hear(struct proc *, struct tick *);
@@ -215,6 +216,7 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 	rq.rq_input = (char *)sr->sr_input;
 	rq.rq_inputlen = sr->sr_inputlen;
 	rq.rq_title = (char *)sr->sr_title;
+	rq.rq_pam = (char *)sr->sr_pam;
 	rq.rq_outmax = sr->sr_outmax;
 	rq.rq_startms = sr->sr_startms;
 	rq.rq_until = pr->pr_until;
@@ -257,6 +259,31 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 }
 
 /*
+ * The runner's environment, made once: TZ, for its log's times, and the
+ * variables of the tests' hooks (CLUSTERCRON_TEST_*), which only the
+ * runner built for the tests reads (tests/testbin).  Nothing else of
+ * the daemon's: the job's comes in the request.
+ */
+static char **
+runner_env(void)
+{
+	static char	**env;
+	extern char	**environ;
+	size_t		 i, n = 0;
+
+	if (env != NULL)
+		return (env);
+	for (i = 0; environ[i] != NULL; i++)
+		;
+	env = xcalloc(i + 1, sizeof(*env));
+	for (i = 0; environ[i] != NULL; i++)
+		if (strncmp(environ[i], "TZ=", 3) == 0 ||
+		    strncmp(environ[i], "CLUSTERCRON_TEST_", 17) == 0)
+			env[n++] = xstrdup(environ[i]);
+	return (env);
+}
+
+/*
  * Exec the runner with the socket at descriptor 3, standard input and
  * output on /dev/null and the daemon's standard error (where it logs in
  * the foreground), in a session of its own, with default signals and
@@ -265,20 +292,13 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 static int
 spawn_runner(struct proc *p, char *why, size_t len)
 {
-	static char		 tzvar[256];
-	static char		*env[2];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t	 attr;
 	sigset_t		 all, none;
 	char			*argv[4];
-	const char		*tz;
 	int			 sv[2], fd, r;
 	short			 flags;
 
-	if (env[0] == NULL && (tz = getenv("TZ")) != NULL &&
-	    (size_t)snprintf(tzvar, sizeof(tzvar), "TZ=%s", tz) <
-	    sizeof(tzvar))
-		env[0] = tzvar;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(why, len, "socketpair: %s", strerror(errno));
 		return (-1);
@@ -324,7 +344,7 @@ spawn_runner(struct proc *p, char *why, size_t len)
 	argv[2] = p->p_name;
 	argv[3] = NULL;
 	r = posix_spawn(&p->p_runner, D.d_conf.c_runner, &fa, &attr, argv,
-	    env);
+	    runner_env());
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);

@@ -61,7 +61,7 @@ struct tabsrv {
 	int		 ts_copywarned;	/* a failure said once */
 };
 
-static int	 listed(const char *, const char *);
+static int	 listed(const char *, const char *, char *, size_t);
 static void	 reply(int, const char *, int64_t, const char *, ...)
 		    __attribute__((__format__ (printf, 4, 5)));
 static int	 handle(struct tabsrv *, int, struct store *, char *, size_t);
@@ -177,16 +177,32 @@ tabsrv_fd(const struct tabsrv *ts)
 	return (ts->ts_fd);
 }
 
-/* Is name on a line of its own in file?  A missing file: -1. */
+/*
+ * Is name on a line of its own in file?  1 or 0; -1 when the file does
+ * not exist; -2 when it cannot be read or is no list of names (larger
+ * than 1 MiB, or holding a NUL byte), with the reason in why.
+ */
 static int
-listed(const char *file, const char *name)
+listed(const char *file, const char *name, char *why, size_t whylen)
 {
 	char	*buf, *line, *p, *end;
 	size_t	 len;
 	int	 found = 0;
 
-	if (file == NULL || file_read(file, 1024 * 1024, &buf, &len) == -1)
+	if (file == NULL)
 		return (-1);
+	if (file_read(file, 1024 * 1024, &buf, &len) == -1) {
+		if (errno == ENOENT)
+			return (-1);
+		snprintf(why, whylen, "%s: %s", file, strerror(errno));
+		return (-2);
+	}
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(why, whylen, "%s: holds a NUL byte: not a list of "
+		    "user names", file);
+		free(buf);
+		return (-2);
+	}
 	for (p = buf; p != NULL && !found; p = end) {
 		if ((end = strchr(p, '\n')) != NULL)
 			*end++ = '\0';
@@ -198,18 +214,37 @@ listed(const char *file, const char *name)
 	return (found);
 }
 
+/*
+ * As Debian's crontab judges: a file that exists but cannot be read
+ * shuts out everyone but root, whichever file it is, rather than let a
+ * broken cron.allow open the door to all.
+ */
+int
+tab_allowed_why(const char *name, const char *allow, const char *deny,
+    char *why, size_t whylen)
+{
+	int	 a, d;
+
+	if (whylen > 0)
+		*why = '\0';
+	if (strcmp(name, "root") == 0)
+		return (1);
+	if ((a = listed(allow, name, why, whylen)) == -2 ||
+	    (d = listed(deny, name, why, whylen)) == -2)
+		return (-1);
+	if (a != -1)
+		return (a);
+	if (d != -1)
+		return (!d);
+	return (1);
+}
+
 int
 tab_allowed(const char *name, const char *allow, const char *deny)
 {
-	int	 l;
+	char	 why[PATH_MAX + 64];
 
-	if (strcmp(name, "root") == 0)
-		return (1);
-	if ((l = listed(allow, name)) != -1)
-		return (l);
-	if ((l = listed(deny, name)) != -1)
-		return (!l);
-	return (1);
+	return (tab_allowed_why(name, allow, deny, why, sizeof(why)) == 1);
 }
 
 static void
@@ -242,10 +277,11 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	struct store_error	 se;
 	socklen_t		 credlen = sizeof(cred);
 	char			 caller[64], *text = NULL;
+	char			 why[PATH_MAX + 64];
 	const char		*user;
 	int64_t			 version, newv;
 	size_t			 i;
-	int			 reading, rv = 0;
+	int			 reading, allowed, rv = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == -1)
 		return (0);
@@ -277,7 +313,14 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 		    "keeps only that user's table", (unsigned long)ts->ts_uid);
 		goto done;
 	}
-	if (getpwnam(user) == NULL) {
+	/*
+	 * Root may still list and remove the stored table of a user this
+	 * machine no longer has (deleted, or known on other nodes only):
+	 * it would otherwise stay in the store for good.
+	 */
+	if (getpwnam(user) == NULL && (cred.uid != 0 ||
+	    (strcmp(req.tm_word, "get") != 0 &&
+	    strcmp(req.tm_word, "del") != 0))) {
 		reply(fd, "invalid", 0, "user %s unknown", user);
 		goto done;
 	}
@@ -288,11 +331,19 @@ handle(struct tabsrv *ts, int fd, struct store *st, char *changed,
 	 */
 	reading = strcmp(req.tm_word, "get") == 0 ||
 	    strcmp(req.tm_word, "open") == 0;
-	if (!tab_allowed(user, ts->ts_allow, ts->ts_deny) &&
+	if ((allowed = tab_allowed_why(user, ts->ts_allow, ts->ts_deny, why,
+	    sizeof(why))) == -1)
+		log_warnx("(CRON) ERROR (%s: everyone but root is refused the "
+		    "use of crontab)", why);
+	if (allowed != 1 &&
 	    (cred.uid != 0 || (strcmp(req.tm_word, "get") != 0 &&
 	    strcmp(req.tm_word, "del") != 0))) {
-		reply(fd, "refused", 0, "%s may not use crontab (cron.allow, "
-		    "cron.deny)", user);
+		if (allowed == -1)
+			reply(fd, "refused", 0, "%s may not use crontab (%s)",
+			    user, why);
+		else
+			reply(fd, "refused", 0, "%s may not use crontab "
+			    "(cron.allow, cron.deny)", user);
 		if (cred.uid != 0)
 			log_info("(%s) AUTH (crontab command not allowed)",
 			    caller);

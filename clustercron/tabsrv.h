@@ -53,9 +53,15 @@ void	 tabsrv_copies(struct tabsrv *, const struct store_table *, size_t);
 /*
  * tab_allowed() applies cron.allow and cron.deny as crontab(1) does:
  * root always may; else a user listed in cron.allow, when it exists;
- * else a user not listed in cron.deny.  Returns 1 or 0.
+ * else a user not listed in cron.deny.  Either file existing but not
+ * readable (or not a list of names: over 1 MiB, a NUL byte) refuses
+ * everyone but root, as Debian's crontab does.  Returns 1 or 0.
+ * tab_allowed_why() returns 1 or 0 likewise, or -1 when refused for a
+ * file that cannot be read, with the file and the reason in why.
  */
 int	 tab_allowed(const char *, const char *, const char *);
+int	 tab_allowed_why(const char *, const char *, const char *, char *,
+	    size_t);
 
 /*
  * tabsrv_at_files() names the at.allow and at.deny files (borrowed;

@@ -57,14 +57,17 @@ static void
 ctl_node(struct admin *a, const char *name, int drain)
 {
 	struct store_error	 se;
+	char			*esc;
 
 	if (store_node_drain(a->a_st, name, drain, &se) == -1) {
 		if (se.se_class == STORE_CONFLICT)
-			errx(1, "%s: no node %s", a->a_verb, name);
+			errx(1, "%s: no node %s", a->a_verb, admin_esc(name));
 		admin_storefail(a, drain ? "draining the node" :
 		    "resuming the node", &se);
 	}
-	printf("node %s: %s\n", name, drain ? "draining" : "active");
+	esc = admin_esc(name);
+	printf("node %s: %s\n", esc, drain ? "draining" : "active");
+	free(esc);
 }
 
 static void
@@ -74,6 +77,7 @@ ctl_job(struct admin *a, const char *word, int pause)
 	const struct store_job	*j;
 	struct store_error	 se;
 	const char		*name;
+	char			*esc;
 	size_t			 n = 0;
 
 	if (store_jobs_list(a->a_st, NULL, &jobs, &n, &se) == -1)
@@ -94,9 +98,11 @@ ctl_job(struct admin *a, const char *word, int pause)
 		    "resuming the job", &se);
 	}
 	name = admin_job_name(j);
+	esc = admin_esc(name != NULL ? name : "");
 	printf("job %.*s%s%s%s: %s\n", ADMIN_SHORTID, j->j_id,
-	    name != NULL ? " (" : "", name != NULL ? name : "",
+	    name != NULL ? " (" : "", name != NULL ? esc : "",
 	    name != NULL ? ")" : "", pause ? "paused" : "resumed");
+	free(esc);
 	store_jobs_free(jobs, n);
 }
 
@@ -150,9 +156,10 @@ ctl_main(int argc, char **argv, const char *verb, int what, int on)
 		store_jobs_free(jobs, n);
 		if (isnode && isjob)
 			errx(1, "%s: %s names a node and a job: say which "
-			    "with --node or --job", verb, argv[0]);
+			    "with --node or --job", verb, admin_esc(argv[0]));
 		if (!isnode && !isjob)
-			errx(1, "%s: no node or job %s", verb, argv[0]);
+			errx(1, "%s: no node or job %s", verb,
+			    admin_esc(argv[0]));
 		kind = isnode ? CTL_NODE : CTL_JOB;
 	} else if (kind == 0)
 		kind = what;

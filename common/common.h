@@ -177,7 +177,8 @@ struct conf;
  * and a new conf in *confp, or -1 with *confp NULL, errno EINVAL and the
  * messages appended to errs (errs may be NULL), or errno ENOMEM.
  * conf_load() does the same for a file (at most 1 MiB), which must be a
- * regular file not writable by group or others, and private (see
+ * regular file owned by root or the effective user, not writable by
+ * group or others, and private (see
  * conf_check_private()) when it sets a CONF_SECRET key; the file is
  * checked and read through one descriptor.
  *
@@ -208,6 +209,15 @@ int	 conf_isset(const struct conf *, size_t);
  */
 int	 conf_check_private(const char *, char *, size_t);
 int	 conf_check_private_fd(int, const char *, char *, size_t);
+/*
+ * conf_check_dirs() checks the directories that lead to path, from /
+ * down to the one that holds it (symbolic links resolved): each must be
+ * owned by root or the effective user and writable by neither group
+ * nor others, unless it has the sticky bit (as /tmp).  Then nobody else
+ * can put another file in path's place between a check of the file and
+ * a later read by name.  Returns 0, or -1 with the reason in errbuf.
+ */
+int	 conf_check_dirs(const char *, char *, size_t);
 
 #include <sys/types.h>		/* pid_t, for what follows */
 
@@ -235,6 +245,29 @@ enum privdrop_step {
 int	 privdrop(const struct passwd *, enum privdrop_step *, char *,
 	    size_t);
 const char *privdrop_stepname(enum privdrop_step);
+
+/*
+ * privdrop.c, with PAM (HAVE_PAM): a job's passage through the PAM
+ * stack of a service, as cron's jobs pass through /etc/pam.d/cron, in
+ * the child, as root, before privdrop().  privdrop_pam_open() starts
+ * service for pw (PAM_TTY "cron"), checks the account
+ * (pam_acct_mgmt()), establishes the credentials and opens a session
+ * (where pam_limits sets the limits and pam_env the environment the
+ * process and its children get); it returns the handle, or NULL with
+ * why in errbuf: "account of alice: Authentication failure".
+ * privdrop_pam_env() returns env with the PAM environment under it (a
+ * variable env sets wins), in memory never freed, for an exec; env on
+ * failure.  privdrop_pam_close() deletes the credentials, closes the
+ * session and ends the handle.  PAM_SILENT throughout: a module's
+ * messages are dropped, its prompts refused.  privdrop_pam_preload(),
+ * in the parent, keeps the service's modules loaded for its children.
+ */
+struct privdrop_pam;
+struct privdrop_pam *privdrop_pam_open(const char *, const struct passwd *,
+	    char *, size_t);
+char	**privdrop_pam_env(struct privdrop_pam *, char *const *);
+void	 privdrop_pam_close(struct privdrop_pam *);
+void	 privdrop_pam_preload(const char *);
 
 /*
  * spawn.c: output buffers.  An outbuf keeps the first ob_max bytes of a
@@ -284,6 +317,11 @@ int	 outbuf_truncated(const struct outbuf *);
  *	sr_outmax	output bytes kept (0: OUTBUF_DEFAULT)
  *	sr_startms	bound on the wait for the child to reach execve()
  *			(0: 10 s)
+ *	sr_pam		the PAM service whose account and session stack
+ *			the job passes first, as a cron job passes
+ *			/etc/pam.d/cron (NULL: none; only as root, only
+ *			in a build with PAM); a job the stack refuses
+ *			does not start: SPAWN_PAM, se_msg saying why
  *
  * The child gets its own session and process group, default signal
  * dispositions and an empty mask, standard output and standard error
@@ -334,7 +372,8 @@ enum spawn_step {
 	SPAWN_CHDIR,
 	SPAWN_EXEC,
 	SPAWN_TIMEOUT,
-	SPAWN_LATE
+	SPAWN_LATE,
+	SPAWN_PAM
 };
 
 struct spawn_req {
@@ -354,6 +393,12 @@ struct spawn_req {
 	 * starved on the way, fails at step SPAWN_LATE and runs nothing.
 	 */
 	int64_t			 sr_until;
+	/*
+	 * The PAM service whose stack the job passes (account, session)
+	 * before it becomes sr_pw, or NULL for none; used only by root,
+	 * in a build with PAM.  See spawn.c.
+	 */
+	const char		*sr_pam;
 };
 
 struct spawn_err {
@@ -384,6 +429,7 @@ struct spawn_job {
 	int		 sj_step;	/* why it did not start: the */
 	int		 sj_privstep;	/* spawn_err of spawn_started() */
 	int		 sj_errno;
+	char		 sj_why[160];	/* PAM's word, at SPAWN_PAM */
 };
 
 /* How a job ended: exited with ss_code, or killed by ss_signal. */
@@ -545,6 +591,7 @@ int	 jobenv_build(const struct passwd *, const char *const *, char ***);
  *	rq_user, rq_uid,	the owner, as spawn_req's sr_pw
  *	rq_gid, rq_home
  *	rq_cmd ... rq_until	as spawn_req's sr_cmd ... sr_until
+ *	rq_pam			as spawn_req's sr_pam (NULL: none)
  *	rq_timeout		s the job may run (0: no bound), then
  *				SIGTERM to its group, SIGKILL 5 s later
  *	rq_nofile_cur, _max	the limit on open files the job gets
@@ -592,6 +639,7 @@ struct runreq {
 	char		*rq_input;
 	size_t		 rq_inputlen;
 	char		*rq_title;
+	char		*rq_pam;
 	size_t		 rq_outmax;
 	int		 rq_startms;
 	int64_t		 rq_until;

@@ -11,9 +11,14 @@
  * type and bounds, and every problem in the file is reported, not only
  * the first, as "FILE:LINE: message".
  *
- * Some keys hold secrets (the store's password).  Their values never
- * appear in a message, and a file that sets one must not be readable by
- * anyone but its owner, who must be root or the user reading it.
+ * The file says which programs the daemon runs as root (sendmail) and
+ * where its store and tables are, so it must be owned by root or the
+ * user reading it and writable by no one else.  Some keys hold secrets;
+ * their values never appear in a message, and a file that sets one
+ * must not be readable by anyone but its owner either.
+ * clustercron.conf itself has no such key (the store's password lives
+ * in the MySQL option file, which lock/ checks the same way, with the
+ * directories leading to it: conf_check_dirs()).
  */
 
 #include <sys/stat.h>
@@ -21,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +56,7 @@ static int	parse_scaled(const char *, const char *, const uint64_t *,
 static const char *type_expect(const struct conf_key *, char *, size_t);
 static int	check_private_st(const struct stat *, const char *, char *,
 		    size_t);
+static int	check_dir(const char *, const char *, char *, size_t);
 
 /*
  * Append one message to the list, prefixed with "FILE:LINE: ", or
@@ -483,6 +490,77 @@ conf_check_private(const char *path, char *errbuf, size_t errlen)
 	return (r);
 }
 
+/* One directory on the way to path: see conf_check_dirs(). */
+static int
+check_dir(const char *dir, const char *path, char *errbuf, size_t errlen)
+{
+	struct stat	 st;
+
+	if (stat(dir, &st) == -1) {
+		snprintf(errbuf, errlen, "%s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(errbuf, errlen, "%s: owned by uid %ju, neither root "
+		    "nor the running user, who could put another file in "
+		    "place of %s", dir, (uintmax_t)st.st_uid, path);
+		return (-1);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (st.st_mode & S_ISVTX) == 0) {
+		snprintf(errbuf, errlen, "%s: writable by group or others "
+		    "(mode %04o), who could put another file in place of %s",
+		    dir, (unsigned int)(st.st_mode & 07777), path);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The directories from / down to the one holding path, with symbolic
+ * links resolved: none may let anyone but root and the running user
+ * put another file in path's place.  A directory writable by group or
+ * others is refused unless it has the sticky bit (as /tmp), where
+ * nobody may rename or remove what another owns.
+ */
+int
+conf_check_dirs(const char *path, char *errbuf, size_t errlen)
+{
+	char		 dir[PATH_MAX], real[PATH_MAX], *p;
+	size_t		 len, i;
+	int		 c;
+
+	if (strlcpy(dir, path, sizeof(dir)) >= sizeof(dir)) {
+		snprintf(errbuf, errlen, "%s: %s", path,
+		    strerror(ENAMETOOLONG));
+		return (-1);
+	}
+	if ((p = strrchr(dir, '/')) == NULL)
+		strlcpy(dir, ".", sizeof(dir));
+	else if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	if (realpath(dir, real) == NULL) {
+		snprintf(errbuf, errlen, "%s: %s", dir, strerror(errno));
+		return (-1);
+	}
+	if (check_dir("/", path, errbuf, errlen) == -1)
+		return (-1);
+	/* Then each longer prefix in turn: "/a", "/a/b", ... */
+	len = strlen(real);
+	for (i = 2; i <= len; i++) {
+		if (i < len && real[i] != '/')
+			continue;
+		c = real[i];
+		real[i] = '\0';
+		if (check_dir(real, path, errbuf, errlen) == -1)
+			return (-1);
+		real[i] = (char)c;
+	}
+	return (0);
+}
+
 int
 conf_load(const char *path, const struct conf_key *keys, size_t nkeys,
     struct conf **confp, struct conf_errors *errs)
@@ -500,6 +578,13 @@ conf_load(const char *path, const struct conf_key *keys, size_t nkeys,
 	if (!S_ISREG(st.st_mode)) {
 		errno = EINVAL;
 		if (conf_error(errs, path, 0, "not a regular file") == -1)
+			goto fail;
+		goto fail_quiet;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		errno = EPERM;
+		if (conf_error(errs, path, 0, "owned by uid %ju, neither root "
+		    "nor the running user", (uintmax_t)st.st_uid) == -1)
 			goto fail;
 		goto fail_quiet;
 	}

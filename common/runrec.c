@@ -72,7 +72,8 @@ enum {
 	T_OUTTOTAL,
 	T_NUM,
 	T_STARTMS,
-	T_LABEL
+	T_LABEL,
+	T_PAM
 };
 
 #define RR_VERSION	1
@@ -309,6 +310,7 @@ runreq_encode(const struct runreq *rq, char **out, size_t *lenp)
 	if (rq->rq_inputlen > 0)
 		rb_field(&b, T_INPUT, rq->rq_input, rq->rq_inputlen);
 	rb_str(&b, T_TITLE, rq->rq_title);
+	rb_str(&b, T_PAM, rq->rq_pam);
 	rb_num(&b, T_OUTMAX, (int64_t)rq->rq_outmax);
 	rb_num(&b, T_STARTMS, rq->rq_startms);
 	rb_num(&b, T_UNTIL, rq->rq_until);
@@ -400,6 +402,9 @@ runreq_decode(const char *buf, size_t len, struct runreq *rq)
 		case T_TITLE:
 			r = fstr(&f, &rq->rq_title);
 			break;
+		case T_PAM:
+			r = fstr(&f, &rq->rq_pam);
+			break;
 		case T_OUTMAX:
 			rq->rq_outmax = (size_t)fnum(&f);
 			break;
@@ -487,6 +492,7 @@ runreq_free(struct runreq *rq)
 		free(rq->rq_input);
 	}
 	free(rq->rq_title);
+	free(rq->rq_pam);
 	free(rq->rq_logfile);
 	free(rq->rq_what);
 	free(rq->rq_label);

@@ -57,6 +57,18 @@
  * first fork that changes user, and its children inherit the sources
  * loaded.
  *
+ * PAM.  A job with sr_pam passes that service's stack first, as
+ * cron's jobs pass /etc/pam.d/cron (privdrop.c says what each step
+ * does), in the child: account, credentials, session.  Closing the
+ * session needs root once the job is over, so the child then forks
+ * again and stays, root, as the session's keeper (child_pam(), keeper())
+ * while its own child becomes the job: cron's middle process.  The
+ * keeper is the process the daemon knows, the group leader; it holds
+ * none of the job's descriptors, ignores the signals that stop jobs,
+ * and ends as the job ended, so that what the daemon reaps is the
+ * job's exit status or signal.  A refusal is reported up the status
+ * pipe with PAM's words, and the job does not start.
+ *
  * Plain commands.  Most cron commands are one program and its
  * arguments, "/usr/local/bin/backup --full", and for those /bin/sh
  * only splits the words and execs the program in its own place (dash
@@ -104,6 +116,7 @@ struct spawn_report {
 	int	 r_step;
 	int	 r_privstep;
 	int	 r_errno;
+	char	 r_why[160];	/* at SPAWN_PAM: what PAM said */
 };
 
 static void	child(const struct spawn_req *, const char *, char *const *,
@@ -112,6 +125,15 @@ static void	child(const struct spawn_req *, const char *, char *const *,
 static int	env_plain(char *const *);
 static void	exec_plain(char *const *, char *const *);
 static void	child_fail(int, int, int, int) __attribute__((__noreturn__));
+static void	child_fail_why(int, int, int, int, const char *)
+		    __attribute__((__noreturn__));
+#ifdef HAVE_PAM
+static char   **child_pam(const struct spawn_req *, char *const *, int);
+static void	keeper(struct privdrop_pam *, pid_t, int)
+		    __attribute__((__noreturn__));
+static void	keeper_exit(int) __attribute__((__noreturn__));
+static void	keeper_alarm(int);
+#endif
 static int	moveup(int);
 static int	sig_default_raw(int);
 static int	write_nosigpipe(int, const void *, size_t);
@@ -153,6 +175,8 @@ spawn_stepname(int step)
 		return ("start deadline");
 	case SPAWN_NOMEM:
 		return ("memory");
+	case SPAWN_PAM:
+		return ("PAM");
 	}
 	return ("unknown step");
 }
@@ -170,6 +194,9 @@ err_set(struct spawn_err *err, int step, int privstep, int errnum,
 		snprintf(err->se_msg, sizeof(err->se_msg), "becoming %s: %s: %s",
 		    what == NULL ? "the user" : what,
 		    privdrop_stepname(privstep), strerror(errnum));
+	else if (step == SPAWN_PAM)
+		strlcpy(err->se_msg, what != NULL && *what != '\0' ? what :
+		    "PAM refused the job", sizeof(err->se_msg));
 	else
 		snprintf(err->se_msg, sizeof(err->se_msg), "%s%s%s: %s",
 		    spawn_stepname(step), what == NULL ? "" : " ",
@@ -202,6 +229,13 @@ sig_default_raw(int sig)
 static void
 child_fail(int fd, int step, int privstep, int errnum)
 {
+	child_fail_why(fd, step, privstep, errnum, NULL);
+}
+
+/* The same with words of the child's own (PAM's). */
+static void
+child_fail_why(int fd, int step, int privstep, int errnum, const char *why)
+{
 	struct spawn_report	 r;
 	ssize_t			 n;
 
@@ -209,6 +243,8 @@ child_fail(int fd, int step, int privstep, int errnum)
 	r.r_step = step;
 	r.r_privstep = privstep;
 	r.r_errno = errnum;
+	if (why != NULL)
+		strlcpy(r.r_why, why, sizeof(r.r_why));
 	do
 		n = write(fd, &r, sizeof(r));
 	while (n == -1 && errno == EINTR);
@@ -234,6 +270,7 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
     char *const *words, const char *dir, int in, int out, int st)
 {
 	static char *const	 noenv[] = { NULL };
+	char *const		*env;
 	struct sigaction	 sa;
 	sigset_t		 none;
 	enum privdrop_step	 pstep;
@@ -286,6 +323,13 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (nofile_raised && setrlimit(RLIMIT_NOFILE, &nofile_orig) == -1)
 		child_fail(st, SPAWN_FDS, 0, errno);
 
+	env = req->sr_env != NULL ? req->sr_env : noenv;
+#ifdef HAVE_PAM
+	/* After the limits above: limits.conf's, if any, come on top. */
+	if (req->sr_pam != NULL && req->sr_pw != NULL && geteuid() == 0)
+		env = child_pam(req, env, st);
+#endif
+
 	if (req->sr_pw != NULL &&
 	    privdrop(req->sr_pw, &pstep, NULL, 0) == -1)
 		child_fail(st, SPAWN_PRIVDROP, (int)pstep, errno);
@@ -308,10 +352,137 @@ child(const struct spawn_req *req, const char *path, char *const *argv,
 	if (req->sr_until != 0 && clock_mono() >= req->sr_until)
 		child_fail(st, SPAWN_LATE, 0, ETIME);
 	if (words != NULL)
-		exec_plain(words, req->sr_env != NULL ? req->sr_env : noenv);
-	execve(path, argv, req->sr_env != NULL ? req->sr_env : noenv);
+		exec_plain(words, env);
+	execve(path, argv, env);
 	child_fail(st, SPAWN_EXEC, 0, errno);
 }
+
+#ifdef HAVE_PAM
+/*
+ * In the child, as root: the job's PAM stack (privdrop.c), then a fork.
+ * This process keeps the session and closes it once the job is over,
+ * as cron's middle process does: closing needs root, and the job is
+ * the user by then.  The new child goes on to become the job, with
+ * PAM's environment under the job's own.  PAM's time counts against
+ * sr_startms and sr_until like the rest of the start: a module that
+ * blocks makes the job fail to start in time, nothing more.
+ */
+static char **
+child_pam(const struct spawn_req *req, char *const *env, int st)
+{
+	struct privdrop_pam	*pp;
+	sigset_t		 all, none;
+	char			 why[sizeof(((struct spawn_report *)0)->r_why)];
+	char			**penv;
+	pid_t			 pid;
+	int			 saved;
+
+	if ((pp = privdrop_pam_open(req->sr_pam, req->sr_pw, why,
+	    sizeof(why))) == NULL)
+		child_fail_why(st, SPAWN_PAM, 0, EPERM, why);
+	penv = privdrop_pam_env(pp, env);
+	/* No signal between the fork and the keeper's dispositions. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if ((pid = fork()) == -1) {
+		saved = errno;
+		privdrop_pam_close(pp);
+		child_fail(st, SPAWN_FORK, 0, saved);
+	}
+	if (pid != 0)
+		keeper(pp, pid, st);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+		child_fail(st, SPAWN_SIGNALS, 0, errno);
+	/* Whatever the modules left open stays with the keeper. */
+	closefrom(4);
+	return (penv);
+}
+
+/* The job's end, as the keeper's own: its exit status or its signal. */
+static volatile sig_atomic_t	keeper_status;
+
+static void
+keeper_exit(int status)
+{
+	struct sigaction	 sa;
+	struct rlimit		 rl;
+	sigset_t		 one;
+
+	if (WIFSIGNALED(status)) {
+		/* No core of the keeper's for the job's. */
+		rl.rlim_cur = rl.rlim_max = 0;
+		(void)setrlimit(RLIMIT_CORE, &rl);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		(void)sigaction(WTERMSIG(status), &sa, NULL);
+		sigemptyset(&one);
+		sigaddset(&one, WTERMSIG(status));
+		(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+		(void)kill(getpid(), WTERMSIG(status));
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+static void
+keeper_alarm(int sig)
+{
+	keeper_exit(keeper_status);
+}
+
+/*
+ * The session's keeper: the process the daemon forked, the job's
+ * parent, in the job's process group.  It holds nothing of the job's
+ * (its output, its status pipe), ignores the signals that stop jobs
+ * (the daemon signals the whole group; SIGKILL takes the keeper with
+ * the job), waits for the job, closes the session and ends as the job
+ * ended, so that the daemon sees the job's exit status or signal.  A
+ * session close that takes more than KEEPER_CLOSE seconds is given up.
+ */
+#define KEEPER_CLOSE	10
+
+static void
+keeper(struct privdrop_pam *pp, pid_t pid, int st)
+{
+	static const int	 quiet[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+				    SIGUSR1, SIGUSR2, SIGPIPE, SIGTSTP,
+				    SIGTTIN, SIGTTOU };
+	struct sigaction	 sa;
+	sigset_t		 none;
+	size_t			 i;
+	int			 fd, status;
+
+	close(st);
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		(void)sigaction(quiet[i], &sa, NULL);
+	sa.sa_handler = keeper_alarm;
+	(void)sigaction(SIGALRM, &sa, NULL);
+	(void)prctl(PR_SET_NAME, "job session", 0, 0, 0);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR) {
+			status = 127 << 8;
+			break;
+		}
+	keeper_status = status;
+	alarm(KEEPER_CLOSE);
+	privdrop_pam_close(pp);
+	alarm(0);
+	keeper_exit(status);
+}
+#endif /* HAVE_PAM */
 
 /*
  * The characters of a plain command: none of them means anything to
@@ -463,7 +634,8 @@ start_failed(struct spawn_job *job, int step, int privstep, int errnum)
 		close(job->sj_st);
 		job->sj_st = -1;
 	}
-	if (!job->sj_reaped)
+	/* The group: with PAM the job is the child's child (child_pam()). */
+	if (!job->sj_reaped && kill(-job->sj_pid, SIGKILL) == -1)
 		(void)kill(job->sj_pid, SIGKILL);
 }
 
@@ -478,6 +650,7 @@ start_err(const struct spawn_job *job, struct spawn_err *err)
 	    job->sj_step == SPAWN_EXEC ? job->sj_path :
 	    job->sj_step == SPAWN_CHDIR ? job->sj_dir :
 	    job->sj_step == SPAWN_PRIVDROP ? job->sj_user :
+	    job->sj_step == SPAWN_PAM ? job->sj_why :
 	    job->sj_step == SPAWN_PIPE ? "status" : NULL);
 }
 
@@ -501,8 +674,11 @@ spawn_started(struct spawn_job *job, struct spawn_err *err)
 		job->sj_started = 1;
 		return (1);
 	}
-	if (n == (ssize_t)sizeof(r))
+	if (n == (ssize_t)sizeof(r)) {
+		r.r_why[sizeof(r.r_why) - 1] = '\0';
+		strlcpy(job->sj_why, r.r_why, sizeof(job->sj_why));
 		start_failed(job, r.r_step, r.r_privstep, r.r_errno);
+	}
 	else if (n == -1 && errno == EAGAIN) {
 		/*
 		 * Nothing yet.  A dead child has said all it will: its
@@ -657,6 +833,10 @@ spawn_launch(const struct spawn_req *req, struct spawn_job **jobp,
 
 	if (req->sr_pw != NULL)
 		groups_load(req->sr_pw);
+#ifdef HAVE_PAM
+	if (req->sr_pam != NULL && req->sr_pw != NULL && geteuid() == 0)
+		privdrop_pam_preload(req->sr_pam);
+#endif
 
 	/*
 	 * Block every signal across fork() so that the child never runs
@@ -930,6 +1110,9 @@ spawn_alive(pid_t pid, int64_t start_ms)
 	/* After the command, in parentheses, field 22 is the start. */
 	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
 		return (1);
+	/* A zombie its new parent has not reaped yet is gone already. */
+	if (p[1] == ' ' && p[2] == 'Z')
+		return (0);
 	for (i = 2; i < 22 && p != NULL; i++)
 		if ((p = strchr(p + 1, ' ')) == NULL)
 			return (1);

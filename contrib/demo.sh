@@ -20,7 +20,8 @@ top=$(pwd)
 say() { echo "demo.sh: $*"; }
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/clustercron-demo.XXXXXX")
-chmod 755 "$d"
+# Others may reach the socket by name, not list the store beside it.
+chmod 711 "$d"
 
 if [ -n "${CLUSTERCRON_DEMO_BUILD:-}" ]; then
 	b=$CLUSTERCRON_DEMO_BUILD

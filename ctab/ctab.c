@@ -51,6 +51,7 @@ static void	 usage(const char *) __attribute__((__noreturn__));
 static void	 help(void);
 static void	 say_down(void);
 static void	 say_refused(const char *);
+static void	 say_none(const char *);
 static int	 call(const struct tabmsg *, struct tabmsg *);
 static int	 fetch(const char *, const char *, char **, int64_t *);
 static int	 put(const char *, const char *, size_t, int64_t);
@@ -67,6 +68,7 @@ static char	*read_table(const char *, size_t *);
 
 static const char *prog;
 static const char *sockpath;
+static int	 user_gone;	/* -u names a user this machine lacks */
 
 /*
  * What -e starts from when the user has no table yet: comments only,
@@ -144,6 +146,20 @@ say_down(void)
 	    "%s); start it with: %s\n", prog, sockpath,
 	    access("/run/systemd/system", F_OK) == 0 ?
 	    "systemctl start clustercron" : "/etc/init.d/clustercron start");
+}
+
+/*
+ * user has no table.  A user this machine does not have (root may name
+ * one, for the table left in the store) is unknown, in crontab's words,
+ * unless a table is stored for them.
+ */
+static void
+say_none(const char *user)
+{
+	if (user_gone)
+		fprintf(stderr, "%s:  user `%s' unknown\n", prog, user);
+	else
+		fprintf(stderr, "no crontab for %s\n", user);
 }
 
 /* cron.allow or cron.deny refused user's table: crontab's words. */
@@ -374,7 +390,7 @@ list(const char *user)
 	if (rv == -1)
 		return (1);
 	if (rv == 0) {
-		fprintf(stderr, "no crontab for %s\n", user);
+		say_none(user);
 		return (1);
 	}
 	fputs(text, stdout);
@@ -469,7 +485,7 @@ remove_table(const char *user, int interactive)
 		return (1);
 	free(text);
 	if (rv == 0) {
-		fprintf(stderr, "no crontab for %s\n", user);
+		say_none(user);
 		return (1);
 	}
 	snprintf(question, sizeof(question),
@@ -752,7 +768,12 @@ main(int argc, char **argv)
 			sflag = 1;
 			break;
 		case 'u':
-			if ((pw = getpwnam(optarg)) == NULL) {
+			/*
+			 * Root may name a user this machine no longer has,
+			 * to list or remove the table left in the store
+			 * (checked once the operation is known).
+			 */
+			if ((pw = getpwnam(optarg)) == NULL && getuid() != 0) {
 				fprintf(stderr, "%s:  user `%s' unknown\n",
 				    prog, optarg);
 				return (1);
@@ -761,6 +782,7 @@ main(int argc, char **argv)
 				fputs("must be privileged to use -u\n", stderr);
 				return (1);
 			}
+			user_gone = pw == NULL;
 			user = optarg;
 			break;
 		case 'V':
@@ -799,6 +821,10 @@ main(int argc, char **argv)
 		usage("no arguments permitted after this option");
 	if (op == OP_HELP) {
 		help();
+		return (1);
+	}
+	if (user_gone && op != OP_LIST && op != OP_DELETE) {
+		fprintf(stderr, "%s:  user `%s' unknown\n", prog, user);
 		return (1);
 	}
 	if (sflag && op != OP_CHECK)

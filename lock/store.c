@@ -21,10 +21,7 @@
  * than the back-off allows (50 ms doubling to 5 s).
  */
 
-#include <sys/stat.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +35,10 @@
 
 #define BACKOFF_MIN	50
 #define BACKOFF_MAX	5000
-#define OPTFILE_MAX	(1024 * 1024)
 
 struct op1;
 
 static void	 retry_pause(unsigned int);
-static int	 check_optfile(const char *, struct store_error *);
 static int	 op1_fn(struct store *, void *, struct store_error *);
 
 struct store_error	 lk_scratch;
@@ -273,7 +268,10 @@ lk_connect(struct store *st, struct store_error *err)
 		    (long long)(st->s_next_connect - now));
 		return (-1);
 	}
+	/* The option files are read again at each connection. */
 	if (lk_fault_connect(err) == -1 ||
+	    (st->s_ops == &store_mysql_ops &&
+	    lk_optfile_check(st, err) == -1) ||
 	    st->s_ops->o_connect(st, err) == -1) {
 		st->s_backoff = st->s_backoff == 0 ? BACKOFF_MIN :
 		    st->s_backoff * 2;
@@ -416,62 +414,6 @@ lk_op_write(struct store *st, const char *point, enum stmt s,
 /* ------------------------------------------------------------------ */
 /* Opening and closing. */
 
-/*
- * An option file that holds a password must be readable by its owner
- * only.  The file's bytes are wiped before they are freed.
- */
-static int
-check_optfile(const char *path, struct store_error *err)
-{
-	struct stat	 sb;
-	char		*buf = NULL, *line, *p;
-	size_t		 len;
-	int		 fd, has = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &sb) == -1) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, errno,
-		    "option file %s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return (-1);
-	}
-	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) == 0) {
-		close(fd);
-		return (0);
-	}
-	if (file_read_fd(fd, OPTFILE_MAX, &buf, &len) == -1) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, errno,
-		    "option file %s: %s", path, strerror(errno));
-		close(fd);
-		return (-1);
-	}
-	close(fd);
-	for (line = buf; line != NULL && *line != '\0'; line = p) {
-		if ((p = strchr(line, '\n')) != NULL)
-			p++;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (strncasecmp(line, "password", 8) == 0) {
-			line += 8;
-			while (*line == ' ' || *line == '\t')
-				line++;
-			if (*line == '=' || *line == '\n' || *line == '\0')
-				has = 1;
-		}
-	}
-	explicit_bzero(buf, len);
-	free(buf);
-	if (has) {
-		store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
-		    "option file %s holds a password but is readable by "
-		    "group or others (mode %04o); chmod 600 it", path,
-		    (unsigned int)(sb.st_mode & 07777));
-		return (-1);
-	}
-	return (0);
-}
-
 int
 store_open(const struct store_config *cf, struct store **out,
     struct store_error *err)
@@ -518,9 +460,6 @@ store_open(const struct store_config *cf, struct store **out,
 		st->s_output_max = STORE_OUTPUT_LIMIT;
 	st->s_retries = cf->sc_retries != 0 ? cf->sc_retries : 5;
 	st->s_beat_first = 1;
-	if (st->s_ops == &store_mysql_ops && st->s_mysql_file != NULL &&
-	    check_optfile(st->s_mysql_file, err) == -1)
-		goto fail;
 	if (lk_connect(st, err) == -1)
 		goto fail;
 	if (lk_schema_setup(st, cf->sc_schema > 0 && cf->sc_schema <

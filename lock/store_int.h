@@ -23,6 +23,7 @@
  *	store_tables.c	the tables ctab stores
  *	store_at.c	one-shot jobs (at(1)): submitting, listing,
  *			cancelling, claiming attempts and ending them
+ *	store_optfile.c	the MySQL option files, checked before connecting
  *	store_fault.c	the fault hook (test builds only)
  *	store_memory.c	memory stores (test builds only)
  *
@@ -324,6 +325,12 @@ void	 lk_vec_pop(struct vec *);
 typedef int	(*op_fn)(struct store *, void *, struct store_error *);
 int	 lk_run(struct store *, op_fn, void *, struct store_error *);
 int	 lk_connect(struct store *, struct store_error *);
+/*
+ * lk_optfile_check() checks every MySQL option file the client library
+ * would read for st, before each connection (store_optfile.c): 0, or -1
+ * with a fatal error naming the file and what is wrong with it.
+ */
+int	 lk_optfile_check(struct store *, struct store_error *);
 void	 lk_lost(struct store *);
 int	 lk_exec(struct store *, const char *, enum stmt, size_t,
 	    const struct sval *, size_t, store_row_fn, void *, int64_t *,

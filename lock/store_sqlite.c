@@ -17,12 +17,28 @@
  * policy could start them again.  FULL syncs the WAL at every commit,
  * a few thousand claims per second, which is plenty for one machine and
  * keeps "at most once" true through power loss.
+ *
+ * Privacy.  The store holds every user's commands and the heads of
+ * their output, so no one but the daemon's user may read it, nor write
+ * where it lies, whatever path the configuration gives (sq_private()).
+ * SQLite makes the WAL and the shared-memory file with the database
+ * file's own mode (and owner, when run by root), so making that one
+ * private before SQLite opens it is enough for the files to come; those
+ * already there, from an older daemon or a copy, are made private too.
  */
 
+#include <sys/stat.h>
+
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -49,6 +65,8 @@ struct sqlite_be {
 	unsigned int	 busy_timeout;
 };
 
+static int	 sq_private(struct store *, struct store_error *);
+static int	 sq_own_dir(int, const char *);
 static int	 sq_connect(struct store *, struct store_error *);
 static void	 sq_disconnect(struct store *);
 static void	 sq_sever(struct store *);
@@ -423,6 +441,165 @@ sq_busy(void *arg, int count)
 	return (1);
 }
 
+/* The names SQLite gives the files beside the database. */
+static const char *const sq_suffix[] = { "", "-wal", "-shm", "-journal" };
+#define NSUFFIX	(sizeof(sq_suffix) / sizeof(sq_suffix[0]))
+
+/*
+ * Whether the directory open as dfd holds nothing but the files of the
+ * database base: then it is the store's own, which may be made private
+ * without taking anything from anyone.  0 or 1.
+ */
+static int
+sq_own_dir(int dfd, const char *base)
+{
+	struct dirent	*de;
+	DIR		*dp;
+	size_t		 i, bl = strlen(base);
+	int		 fd, own = 1;
+
+	if ((fd = dup(dfd)) == -1 || (dp = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return (0);
+	}
+	while (own && (de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		own = 0;
+		for (i = 0; i < NSUFFIX; i++)
+			if (strncmp(de->d_name, base, bl) == 0 &&
+			    strcmp(de->d_name + bl, sq_suffix[i]) == 0)
+				own = 1;
+	}
+	closedir(dp);
+	return (own);
+}
+
+/*
+ * Make the store private before SQLite opens it (see the top of the
+ * file).  The directories leading to it must let no one else replace
+ * it (conf_check_dirs()).  Its own directory must be readable and
+ * writable by its owner alone, who is root or the running user.  A
+ * directory others may write is refused, as sshd refuses what others
+ * could change: what they put there may already be in the way.  One
+ * that others may only read, and that holds nothing but the store's
+ * files, is the store's own and is made private (0755 becomes 0711),
+ * as postfix makes its own directories private; any other that others
+ * may read (/var/lib itself) is refused, since changing its mode would
+ * take from others what is theirs.  A directory others
+ * may only search (mode 0711) is kept: they can neither list it nor,
+ * the files being private, read them.  The database and the files
+ * beside it must be owned by root or the running user, and are made
+ * mode 0600; a missing database is made so.  A database that is not a
+ * regular file is left to SQLite, which refuses it.
+ */
+static int
+sq_private(struct store *st, struct store_error *err)
+{
+	struct stat	 sb;
+	char		 path[PATH_MAX], dir[PATH_MAX], name[NAME_MAX + 1];
+	char		 why[PATH_MAX + 200];
+	const char	*base;
+	char		*slash;
+	size_t		 i;
+	int		 dfd = -1, fd, ret = -1;
+
+	if (*st->s_path == '\0' || strcmp(st->s_path, ":memory:") == 0)
+		return (0);
+	/* SQLite follows a link to the database: so do the checks. */
+	if (realpath(st->s_path, path) == NULL) {
+		if (errno != ENOENT ||
+		    strlcpy(path, st->s_path, sizeof(path)) >= sizeof(path)) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, errno,
+			    "sqlite %s: %s", st->s_path, strerror(errno));
+			return (-1);
+		}
+	}
+	if ((slash = strrchr(path, '/')) == NULL) {
+		strlcpy(dir, ".", sizeof(dir));
+		base = path;
+	} else if (slash == path) {
+		strlcpy(dir, "/", sizeof(dir));
+		base = slash + 1;
+	} else {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		base = slash + 1;
+	}
+	if (*base == '\0' || strlen(base) + 9 > NAME_MAX)
+		return (0);	/* SQLite says what is wrong with it */
+	if (conf_check_dirs(path, why, sizeof(why)) == -1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
+		    "sqlite %s: %s", st->s_path, why);
+		return (-1);
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fstat(dfd, &sb) == -1) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, errno,
+		    "sqlite %s: %s: %s", st->s_path, dir, strerror(errno));
+		goto out;
+	}
+	if ((sb.st_mode & 022) == 0 && (sb.st_mode & 044) != 0 &&
+	    sq_own_dir(dfd, base) && fchmod(dfd, sb.st_mode & 07711) == 0)
+		sb.st_mode &= 07711;
+	if ((sb.st_mode & 066) != 0) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
+		    "sqlite %s: directory %s is %s by group or others (mode "
+		    "%04o), who could read or replace the store: give the "
+		    "store a directory of its own", st->s_path, dir,
+		    (sb.st_mode & 022) != 0 ? "writable" : "readable",
+		    (unsigned int)(sb.st_mode & 07777));
+		goto out;
+	}
+	for (i = 0; i < NSUFFIX; i++) {
+		snprintf(name, sizeof(name), "%s%s", base, sq_suffix[i]);
+		if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
+			if (errno != ENOENT)
+				goto fail;
+			if (i > 0)
+				continue;
+			/* A new store is private from its first byte. */
+			if ((fd = openat(dfd, name, O_WRONLY | O_CREAT |
+			    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 &&
+			    errno != EEXIST)
+				goto fail;
+			if (fd != -1)
+				close(fd);
+			if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+				goto fail;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			if (i == 0)
+				break;
+			store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
+			    "sqlite %s: %s/%s: not a regular file",
+			    st->s_path, dir, name);
+			goto out;
+		}
+		if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EPERM,
+			    "sqlite %s: %s/%s: owned by uid %ju, neither root "
+			    "nor the running user", st->s_path, dir, name,
+			    (uintmax_t)sb.st_uid);
+			goto out;
+		}
+		if ((sb.st_mode & 077) != 0 &&
+		    fchmodat(dfd, name, sb.st_mode & 0600, 0) == -1)
+			goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	store_seterr(err, STORE_FATAL, SE_OTHER, errno, "sqlite %s: %s/%s: %s",
+	    st->s_path, dir, name, strerror(errno));
+out:
+	if (dfd != -1)
+		close(dfd);
+	return (ret);
+}
+
 static int
 sq_connect(struct store *st, struct store_error *err)
 {
@@ -443,8 +620,11 @@ sq_connect(struct store *st, struct store_error *err)
 			return (-1);
 	} else
 #endif
-	if ((rc = sqlite3_open_v2(st->s_path, &be->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)) != SQLITE_OK) {
+	if (sq_private(st, err) == -1)
+		return (-1);
+	else if ((rc = sqlite3_open_v2(st->s_path, &be->db,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	    NULL)) != SQLITE_OK) {
 		sq_error(st, rc, "open", err);
 		sq_disconnect(st);
 		return (-1);

@@ -402,6 +402,7 @@ job_start(void)
 	sr.sr_inputlen = rq.rq_inputlen;
 	sr.sr_pw = &pw;
 	sr.sr_title = rq.rq_title;
+	sr.sr_pam = rq.rq_pam;
 	sr.sr_outmax = rq.rq_outmax;
 	sr.sr_startms = rq.rq_startms;
 	sr.sr_until = rq.rq_until;

@@ -35,7 +35,7 @@ fi
 # The user's own configuration, in the default place; no store, pid
 # file or socket key: their defaults are under ~/.clustercron too.
 dmn_setup a </dev/null
-mkdir -p "$H/.clustercron"
+mkdir -p -m 700 "$H/.clustercron"
 sed -e '/^store = /d' -e '/^pidfile = /d' -e '/^reboot-file = /d' \
     -e '/^ctab-socket = /d' "$T/a/clustercron.conf" \
     >"$H/.clustercron/clustercron.conf"

@@ -249,7 +249,7 @@ same "an ambiguous name is refused" "$rc" 1
 contains "ambiguous name: says so" "$err" 'pause: twin names 2 jobs'
 contains "ambiguous name: lists them with their name" "$err" \
     '^  1111110000000000000000000000000d  nobody-twin  0 0 1 1 \*  \(twin\)$'
-contains "ambiguous name: asks for the identity" "$err" 'give the identity instead'
+contains "ambiguous name: asks for owner:name or the identity" "$err" 'give owner:name, the whole identity or a longer identity prefix'
 adm jobs --json -u nobody-twin
 same "jobs --json: the names" \
     "$(printf '%s' "$out" | py 'print(" ".join(j["name"] for j in d))')" \

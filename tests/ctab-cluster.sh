@@ -4,9 +4,11 @@
 #
 # ctab-cluster.sh: a table installed through one node's daemon is the
 # table of every node: two daemons on one private MariaDB.  The other
-# node picks it up within two seconds; ctab -l on either shows it; an
-# edit made against a table another node changed meanwhile is refused;
-# a node that was down comes back to the newer table, never the old.
+# node picks it up without a restart (it looks every second; the wait is
+# bounded well above that, as the machine may be busy); ctab -l on
+# either shows it; an edit made against a table another node changed
+# meanwhile is refused; a node that was down comes back to the newer
+# table, never the old.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
@@ -32,7 +34,7 @@ table v1 >"$T/v1"
 CTAB_SOCKET=$T/n1/sock run "$CTAB" "$T/v1"
 same "install through n1" "$rc" 0
 loaded() { in_log n2 "LOAD \\(store:$ME\\)"; }
-wait_for 2 loaded || fail "n2 loads the table within 2 s"
+wait_for 20 loaded || fail "n2 loads the table"
 wait_for 10 runs_version n2 v1 || fail "n2 runs it"
 wait_for 10 runs_version n1 v1 || fail "n1 runs it"
 CTAB_SOCKET=$T/n2/sock run "$CTAB" -l

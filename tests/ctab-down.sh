@@ -174,7 +174,7 @@ fails_down "daemon down, no copies at all: -l"
 
 # A daemon of one user: the copy is the user's own file.
 um=$T/home/$ua/.clustercron
-mkdir -p "$um"
+mkdir -p -m 700 "$um"
 chown "$ua" "$um"
 cat >"$um/clustercron.conf" <<EOF
 node = um

@@ -76,15 +76,16 @@ tests_ran() {
 if build build main --enable-werror; then
 	check build main || stage_fail "make check"
 	# distcheck builds the tarball and runs the tests from it: every
-	# test but the daemons', the cluster's and those beside Debian's
-	# cron and crontab, which the stages before and after run in full
+	# test but the daemons', the cluster's, the three-node Galera
+	# cluster's and those beside Debian's cron and crontab, which the
+	# stages before and after run in full
 	# (a third run would add minutes and nothing else); that every
 	# tracked file of the tree is in the tarball is checked from its
 	# listing.
 	log "make distcheck"
-	quick=$(tests_ran |
-	    grep -Ev '^tests/(daemon|cluster|compat)/|^tests/(admin|ctab-debian)' |
-	    tr '\n' ' ')
+	slow='^tests/(daemon|cluster|compat)/|^tests/(admin|ctab-debian)'
+	slow="$slow|^tests/integration/galera-(cluster|race)"
+	quick=$(tests_ran | grep -Ev "$slow" | tr '\n' ' ')
 	(cd build && make -j"$jobs" distcheck TESTS="$quick" \
 	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1) ||
 	    { tail -n 80 build/distcheck.out; stage_fail "make distcheck"; }
@@ -132,12 +133,14 @@ fi
 # test runs once in each mode.
 if build build-asan sanitizers --enable-werror --enable-sanitizers; then
 	# All but the load-spreading measure, which takes two minutes
-	# and exercises no code the other cluster tests do not, and the
+	# and exercises no code the other cluster tests do not, the
 	# comparison with Debian's cron on unknown users, which waits for
-	# real minute boundaries and compares behaviour, not memory.
+	# real minute boundaries and compares behaviour, not memory, and
+	# the three-node Galera cluster's tests, which prove the server's
+	# rules through a test program (tests/integration/sqlrace).
 	set --
 	[ -d build/tests ] && set -- TESTS="$(tests_ran |
-	    grep -Ev '^tests/(daemon/node-spread|compat/users)' |
+	    grep -Ev '^tests/(daemon/node-spread|compat/users|integration/galera-(cluster|race))' |
 	    tr '\n' ' ')"
 	DMN_MODE=foreground \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0 \

@@ -99,12 +99,14 @@ r=$(runs)
 contains "runs recorded, finished, exit 0" "$r" \
     '^[0-9a-f]{32} [0-9]+ 1 a finished 0 0 [0-9]+$'
 
-# A new table is picked up at once (inotify), well within 2 s.
+# A new table is picked up at once (inotify): the wait is bounded well
+# below table-check-interval's minute, so that a daemon that only looked
+# every minute would fail, but above a busy machine's delays.
 cat >"$T/a/cron.d/new" <<EOF
 CLUSTERCRON_SECONDS=yes
 * * * * * * $ME touch $O/new
 EOF
-wait_for 3 test -f "$O/new" || fail "new table not picked up within 3 s"
+wait_for 15 test -f "$O/new" || fail "new table not picked up at once"
 same "unchanged tables not read again" \
     "$(grep -c -e "RELOAD ($T/a/crontab)" -e "RELOAD ($T/a/cron.d/mailer)" \
     "$T/a.log")" 0
@@ -114,10 +116,10 @@ CLUSTERCRON_SECONDS=yes
 * * * * * * $ME touch $O/changed
 EOF
 mv "$T/a/cron.d/new.tmp" "$T/a/cron.d/new"
-wait_for 3 test -f "$O/changed" || fail "changed table not picked up"
+wait_for 15 test -f "$O/changed" || fail "changed table not picked up"
 contains "reload logged" "$(cat "$T/a.log")" "RELOAD \($T/a/cron.d/new\)"
 rm "$T/a/cron.d/new"
-wait_for 3 in_log a "REMOVED \($T/a/cron.d/new\)" ||
+wait_for 15 in_log a "REMOVED \($T/a/cron.d/new\)" ||
     fail "removed table not noticed"
 
 # SIGHUP reloads everything.

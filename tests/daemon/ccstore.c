@@ -35,11 +35,12 @@
  *		job owner paused name ("-" when it has none)
  *	ccstore [-m file] url put owner file
  *		store a table for owner, as ctab does
- *	ccstore [-m file] url job id owner schedule [name]
- *		register a job of that identity (and name) that no table
- *		has, so that a test can choose identities (the admin
- *		verbs'); the node "ccstore" holds it, so that no daemon
- *		letting go of its own jobs deletes it
+ *	ccstore [-m file] url job id owner schedule [name [command]]
+ *		register a job of that identity (and name, and command:
+ *		"true" by default) that no table has, so that a test can
+ *		choose identities and what the admin verbs show; the node
+ *		"ccstore" holds it, so that no daemon letting go of its own
+ *		jobs deletes it
  *	ccstore [-m file] url beat node
  *		record a heartbeat of that node
  *	ccstore [-m file] url claim node id fire
@@ -64,7 +65,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: ccstore [-m file] url runs | history | "
 	    "outputs | claims | jobs | commands | nodes | put owner file | "
-	    "job id owner schedule [name] | beat node | claim node id fire\n");
+	    "job id owner schedule [name [command]] | beat node | "
+	    "claim node id fire\n");
 	exit(2);
 }
 
@@ -189,14 +191,14 @@ main(int argc, char **argv)
 		    &se) == -1)
 			errx(1, "%s", se.se_msg);
 		free(text);
-	} else if (strcmp(argv[1], "job") == 0 && (argc == 5 || argc == 6)) {
+	} else if (strcmp(argv[1], "job") == 0 && argc >= 5 && argc <= 7) {
 		memset(&job, 0, sizeof(job));
 		job.j_id = argv[2];
-		job.j_name = argc == 6 ? argv[5] : NULL;
+		job.j_name = argc >= 6 ? argv[5] : NULL;
 		job.j_owner = argv[3];
 		job.j_sched = argv[4];
 		job.j_zone = "";
-		job.j_cmd = "true";
+		job.j_cmd = argc == 7 ? argv[6] : "true";
 		if (store_jobs_register(st, &job, 1, &se) == -1)
 			errx(1, "%s", se.se_msg);
 	} else if (strcmp(argv[1], "beat") == 0 && argc == 3) {

@@ -37,6 +37,8 @@ CCSTORE=$top_builddir/tests/daemon/ccstore
 # it when CLUSTERCRON_TEST_FAULTS is set, the shipped one otherwise
 # (DMN_BIN, when set, overrides both).
 CLUSTERCRON_TESTBIN=$top_builddir/tests/testbin/clustercron
+# The test daemon execs the runner built with the same hooks.
+export CLUSTERCRON_TEST_RUNNER=$top_builddir/tests/testbin/runner
 ME=$(id -un)
 DAEMONS=
 DMN_MODE=${DMN_MODE:-detached}
@@ -100,7 +102,7 @@ n=\$(ls "$T" | grep -c '^mail\.[0-9]*$')
 cat >"$T/mail.tmp.\$\$" && mv "$T/mail.tmp.\$\$" "$T/mail.\$n"
 EOS
 	chmod 755 "$T/sendmail"
-	chmod 755 "$T"
+	chmod 711 "$T"
 }
 
 dmn_setup()

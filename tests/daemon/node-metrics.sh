@@ -4,7 +4,8 @@
 #
 # node-metrics.sh: a daemon on SQLite with metrics-file set writes the
 # Prometheus text exposition of its runs: a job that succeeds, one that
-# exits 3 (its command, the name label, needs escaping), one whose
+# exits 3 (it has no name, and its command, which could hold a secret,
+# is no label: the file is for every user to read), one whose
 # overlapping fires are skipped.  The file parses (HELP and TYPE before
 # the samples, labels quoted and escaped) and says what ran.  It is
 # replaced whole: no temporary file is left beside it.
@@ -88,10 +89,12 @@ if len(succ) != 1 or not now - 30 <= succ[0] <= now + 1:
 dur = get('clustercron_job_last_duration_seconds', name='okjob')
 if len(dur) != 1 or not 0 <= dur[0] < 10:
     bad.append('okjob duration %r' % dur)
-if get('clustercron_job_last_exit_status', name=failcmd) != [3]:
-    bad.append('failing job (name %r) not found with status 3' % failcmd)
-if get('clustercron_job_last_success_timestamp_seconds', name=failcmd):
+if get('clustercron_job_last_exit_status', name='') != [3]:
+    bad.append('failing job (no name) not found with status 3')
+if get('clustercron_job_last_success_timestamp_seconds', name=''):
     bad.append('failing job has a success')
+if 'uote' in open(path).read():
+    bad.append('a command in the file: %r' % failcmd)
 sk = get('clustercron_job_skipped_fires_total', name='slow')
 if len(sk) != 1 or sk[0] < 1:
     bad.append('slow skipped %r' % sk)

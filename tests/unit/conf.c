@@ -330,7 +330,16 @@ test_files(void)
 		snprintf(want, sizeof(want), "%s: owned by uid 1, neither "
 		    "root nor the running user", path);
 		is_str(err, want, "its message");
+		/* Without secrets, as clustercron.conf: still refused. */
+		chmod(path, 0644);
+		ok(conf_load(path, keys, K_COUNT, &c, &errs) == -1 &&
+		    c == NULL, "conf_load refuses a file another user owns");
+		is_str(errs.ce_count > 0 ? errs.ce_msg[0] : NULL, want,
+		    "its message names the file and the owner");
+		conf_errors_free(&errs);
 	} else {
+		tap_skip("foreign owner needs root to chown");
+		tap_skip("foreign owner needs root to chown");
 		tap_skip("foreign owner needs root to chown");
 		tap_skip("foreign owner needs root to chown");
 	}
@@ -349,6 +358,55 @@ test_files(void)
 	    "a directory is not a private file");
 }
 
+/* The directories leading to a file (conf_check_dirs()). */
+static void
+test_dirs(void)
+{
+	char	 d1[100], d2[200], path[300], err[1024] = "", want[1200];
+
+	snprintf(d1, sizeof(d1), "%s/d1", tmpdir);
+	snprintf(d2, sizeof(d2), "%s/d2", d1);
+	snprintf(path, sizeof(path), "%s/f.cnf", d2);
+	if (mkdir(d1, 0755) == -1 || mkdir(d2, 0755) == -1 ||
+	    writefile(path, "x\n", 0600) == -1) {
+		printf("Bail out! %s: %s\n", path, strerror(errno));
+		exit(99);
+	}
+	ok(conf_check_dirs(path, err, sizeof(err)) == 0,
+	    "directories of root or ours, written by no one else: %s",
+	    err);
+	chmod(d1, 0777);
+	ok(conf_check_dirs(path, err, sizeof(err)) == -1,
+	    "a directory on the way that others may write is refused");
+	snprintf(want, sizeof(want), "%s: writable by group or others (mode "
+	    "0777), who could put another file in place of %s", d1, path);
+	is_str(err, want, "its message names the directory and the file");
+	chmod(d1, 01777);
+	ok(conf_check_dirs(path, err, sizeof(err)) == 0,
+	    "unless it has the sticky bit, as /tmp");
+	chmod(d1, 0755);
+	chmod(d2, 0775);
+	ok(conf_check_dirs(path, err, sizeof(err)) == -1,
+	    "the file's own directory too, writable by its group");
+	chmod(d2, 0755);
+	if (geteuid() == 0) {
+		if (chown(d2, 1, 1) == -1)
+			diag("chown: %s", strerror(errno));
+		ok(conf_check_dirs(path, err, sizeof(err)) == -1,
+		    "a directory another user owns is refused");
+		snprintf(want, sizeof(want), "%s: owned by uid 1, neither "
+		    "root nor the running user, who could put another file "
+		    "in place of %s", d2, path);
+		is_str(err, want, "its message");
+	} else {
+		tap_skip("foreign owner needs root to chown");
+		tap_skip("foreign owner needs root to chown");
+	}
+	unlink(path);
+	rmdir(d2);
+	rmdir(d1);
+}
+
 int
 main(void)
 {
@@ -360,6 +418,7 @@ main(void)
 	test_bad();
 	test_edges();
 	test_files();
+	test_dirs();
 	rmdir(tmpdir);
 	return (tap_done());
 }

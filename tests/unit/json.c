@@ -61,6 +61,15 @@ main(void)
 	ESC("\x01\x1f\x1b[0m", "\"\\u0001\\u001f\\u001b[0m\"",
 	    "other control characters as \\u00XX");
 	ESC("\x7f", "\"\\u007f\"", "DEL escaped");
+	ESC("a\xc2\x9b" "2J\xc2\x85", "\"a\\u009b2J\\u0085\"",
+	    "C1 controls (U+009B CSI, U+0085) escaped");
+	ESC("x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x80\x8f\xd8\x9c",
+	    "\"x\\u202ey\\u2066z\\u200f\\u061c\"",
+	    "bidirectional controls escaped");
+	ESC("\xe2\x80\xa8\xe2\x80\xa9", "\"\\u2028\\u2029\"",
+	    "line and paragraph separators escaped");
+	ESC("\xc2\xa0\xe2\x80\xaf\xe2\x81\xa0", "\"\xc2\xa0\xe2\x80\xaf"
+	    "\xe2\x81\xa0\"", "their neighbours are not");
 	ESC("a\0b", "\"a\\u0000b\"", "NUL byte inside a string");
 	ESC("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
 	    "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",

@@ -33,6 +33,10 @@ static int		 is_mysql, is_memory;
 static struct store *open_node(const char *, const char *, int);
 static void	 mkid(char *, size_t, const char *, int);
 static void	 test_open(void);
+static void	 test_optfiles(void);
+static void	 optfile(const char *, const char *, mode_t);
+static void	 optcase(const char *, const char *, const char *,
+		    const char *);
 static void	 test_url(void);
 static void	 test_jobs(struct store *);
 static void	 test_claims(struct store *, struct store *);
@@ -142,6 +146,184 @@ test_open(void)
 	    err.se_class == STORE_TRANSIENT,
 	    "mode 0600 accepted; no server is a lost connection: %s",
 	    err.se_msg);
+}
+
+/* Write an option file (or any file) of that text and mode. */
+static void
+optfile(const char *path, const char *text, mode_t mode)
+{
+	int	 fd;
+
+	unlink(path);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600)) == -1 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    fchmod(fd, mode) == -1 || close(fd) == -1) {
+		printf("Bail out! %s: %s\n", path, strerror(errno));
+		exit(99);
+	}
+}
+
+/*
+ * Open a store on no server with option file path (NULL: the default
+ * files) and group: refused with a message holding each of want1 and
+ * want2 (NULL: accepted, the connection then failing as lost).
+ */
+static void
+optcase(const char *what, const char *path, const char *want1,
+    const char *want2)
+{
+	struct store_config	 cf;
+	struct store_error	 err;
+	struct store		*st;
+	int			 r;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_url = "mysql:///db?socket=/nonexistent/sock";
+	cf.sc_mysql_file = path;
+	cf.sc_mysql_group = "clustercron";
+	r = store_open(&cf, &st, &err);
+	if (want1 == NULL)
+		ok(r == -1 && err.se_lost && strstr(err.se_msg,
+		    "option file") == NULL, "%s: %s", what, err.se_msg);
+	else
+		ok(r == -1 && err.se_class == STORE_FATAL &&
+		    strstr(err.se_msg, want1) != NULL &&
+		    (want2 == NULL || strstr(err.se_msg, want2) != NULL) &&
+		    strstr(err.se_msg, "hunter2") == NULL, "%s: %s", what,
+		    err.se_msg);
+}
+
+/*
+ * Every option file the client library would read: owner, mode,
+ * passwords under any key and group it reads, !include and
+ * !includedir, and the default files when none is named.
+ */
+static void
+test_optfiles(void)
+{
+	char	 dir[100], main[200], inc[300], sub[200], sub2[200];
+	char	 buf[1200], want[600];
+
+	snprintf(dir, sizeof(dir), "%s/opt", tmpdir);
+	snprintf(main, sizeof(main), "%s/main.cnf", dir);
+	snprintf(inc, sizeof(inc), "%s/inc.cnf", dir);
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	snprintf(sub2, sizeof(sub2), "%s/conf.d/50-client.cnf", dir);
+	if (mkdir(dir, 0755) == -1 || mkdir(sub, 0755) == -1) {
+		printf("Bail out! %s: %s\n", dir, strerror(errno));
+		exit(99);
+	}
+
+	optfile(main, "[client]\nuser = x\nsocket = /x\n", 0644);
+	optcase("a readable file without a password", main, NULL, NULL);
+	chmod(main, 0664);
+	snprintf(want, sizeof(want), "option file %s: writable by group or "
+	    "others (mode 0664)", main);
+	optcase("a group-writable file, even without a password", main, want,
+	    NULL);
+	chmod(main, 0646);
+	optcase("an others-writable file", main, "(mode 0646)", NULL);
+	if (geteuid() == 0) {
+		chmod(main, 0600);
+		if (chown(main, 1, 1) == -1)
+			diag("chown: %s", strerror(errno));
+		snprintf(want, sizeof(want), "option file %s: owned by uid 1, "
+		    "neither root nor the daemon's user", main);
+		optcase("a file another user owns", main, want, NULL);
+		if (chown(main, 0, 0) == -1)
+			diag("chown: %s", strerror(errno));
+	} else
+		tap_skip("foreign owner needs root to chown");
+	optcase("a missing file", inc, inc, strerror(ENOENT));
+
+	/* The keys that carry a password, in the groups read. */
+	optfile(main, "[client]\npassword = hunter2\n", 0640);
+	snprintf(want, sizeof(want), "option file %s: holds a password but "
+	    "is readable by group or others (mode 0640); chmod 600 it", main);
+	optcase("password, readable by the group", main, want, NULL);
+	optfile(main, "[client-server]\n  passwd=hunter2\n", 0644);
+	optcase("passwd in [client-server]", main, "holds a password", NULL);
+	optfile(main, "[clustercron]\nssl_passphrase = hunter2\n", 0644);
+	optcase("ssl_passphrase in mysql-group", main, "holds a password",
+	    NULL);
+	optfile(main, "[client-mariadb]\ntls-passphrase\n", 0644);
+	optcase("a bare tls-passphrase", main, "holds a password", NULL);
+	optfile(main, "[client]\nssl-key = /etc/x.key\nssl-cert = /c\n"
+	    "[mysqld]\npassword = hunter2\n# password = x\n", 0644);
+	optcase("a key's path and another program's password are no "
+	    "secret of ours", main, NULL, NULL);
+	optfile(main, "[client]\npassword = hunter2\n", 0600);
+	optcase("a password, mode 0600", main, NULL, NULL);
+
+	/* !include: the included file is checked as the one that names it. */
+	snprintf(buf, sizeof(buf), "[client]\nuser = x\n!include %s\n", inc);
+	optfile(main, buf, 0644);
+	optfile(inc, "[client]\npassword = hunter2\n", 0644);
+	snprintf(want, sizeof(want), "option file %s (included from %s): "
+	    "holds a password", inc, main);
+	optcase("!include of a readable file with a password", main, want,
+	    NULL);
+	chmod(inc, 0600);
+	optcase("... made private", main, NULL, NULL);
+	chmod(inc, 0620);
+	snprintf(want, sizeof(want), "option file %s (included from %s): "
+	    "writable by group or others (mode 0620)", inc, main);
+	optcase("... writable by the group", main, want, NULL);
+	unlink(inc);
+	optcase("... missing, as the library skips it", main, NULL, NULL);
+	snprintf(buf, sizeof(buf), "[client]\n!include %s\n", main);
+	optfile(main, buf, 0644);
+	optcase("a file that includes itself", main, "nest more than 64",
+	    NULL);
+
+	/* !includedir: the directory and each .cnf file in it. */
+	snprintf(buf, sizeof(buf), "[client]\nuser = x\n!includedir %s\n",
+	    sub);
+	optfile(main, buf, 0644);
+	optfile(sub2, "[client]\nsocket = /x\n", 0644);
+	snprintf(inc, sizeof(inc), "%s/notes.txt", sub);
+	optfile(inc, "[client]\npassword = hunter2\n", 0644);
+	optcase("!includedir of harmless .cnf files", main, NULL, NULL);
+	snprintf(inc, sizeof(inc), "%s/my.cnf", sub);
+	optfile(inc, "[client]\npassword = hunter2\n", 0644);
+	snprintf(want, sizeof(want), "option file %s (included from %s): "
+	    "holds a password", inc, main);
+	optcase("!includedir: its my.cnf with a password", main, want, NULL);
+	unlink(inc);
+	chmod(sub2, 0666);
+	optcase("!includedir: a writable .cnf file there", main, sub2,
+	    "writable by group or others");
+	chmod(sub2, 0644);
+	chmod(sub, 0777);
+	snprintf(want, sizeof(want), "%s: writable by group or others (mode "
+	    "0777)", sub);
+	optcase("!includedir: a directory others may write", main, want,
+	    NULL);
+	chmod(sub, 0755);
+	chmod(dir, 0777);
+	optcase("a directory on the way that others may write", main,
+	    "(mode 0777), who could put another file in place of", NULL);
+	chmod(dir, 0755);
+
+	/* No file named: the default ones, ~/.my.cnf among them. */
+	snprintf(inc, sizeof(inc), "%s/.my.cnf", dir);
+	optfile(inc, "[client]\npassword = hunter2\n", 0644);
+	if (setenv("HOME", dir, 1) == -1)
+		diag("setenv: %s", strerror(errno));
+	snprintf(want, sizeof(want), "option file %s: holds a password", inc);
+	optcase("no file named: ~/.my.cnf is read, so checked", NULL, want,
+	    NULL);
+	chmod(inc, 0600);
+	optcase("... made private", NULL, NULL, NULL);
+	unlink(inc);
+	snprintf(inc, sizeof(inc), "%s/my.cnf", dir);
+	optfile(inc, "[client]\npassword = hunter2\n", 0644);
+	if (setenv("MYSQL_HOME", dir, 1) == -1)
+		diag("setenv: %s", strerror(errno));
+	optcase("no file named: $MYSQL_HOME/my.cnf likewise", NULL, inc,
+	    "holds a password");
+	unsetenv("MYSQL_HOME");
+	unlink(inc);
 }
 
 static void
@@ -2586,6 +2768,7 @@ main(void)
 	diag("store %s", url1);
 	test_url();
 	test_open();
+	test_optfiles();
 	a = open_node(url1, "nodeA", 0);
 	b = open_node(url1, "nodeB", 0);
 	c = open_node(url1, "nodeC", 0);

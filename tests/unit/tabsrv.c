@@ -309,6 +309,31 @@ main(void)
 	is_str(rep.tm_word, getuid() == 0 ? "invalid" : "denied",
 	    "an unknown user's table is refused");
 
+	/*
+	 * The table of a user this machine no longer has: root may list
+	 * and remove it, nothing else.
+	 */
+	if (getuid() == 0) {
+		int64_t			 gv;
+
+		if (store_table_put(st, "no-such-user-here", table, 0, &gv,
+		    &se) == -1)
+			diag("store_table_put: %s", se.se_msg);
+		request("get", "no-such-user-here", 0, NULL, &rep);
+		is_str(rep.tm_word, "ok", "root lists a gone user's table");
+		is_str(rep.tm_body, table, "... its text");
+		tab_clear(&rep);
+		request("open", "no-such-user-here", 0, NULL, &rep);
+		is_str(rep.tm_word, "invalid", "... but may not edit it");
+		request("del", "no-such-user-here", gv, NULL, &rep);
+		is_str(rep.tm_word, "ok", "root removes it");
+		is_str(changed, "no-such-user-here", "... the daemon is told");
+		request("get", "no-such-user-here", 0, NULL, &rep);
+		is_str(rep.tm_word, "none", "... it is gone");
+	} else
+		for (i = 0; i < 6; i++)
+			tap_skip("not root: a gone user's table is root's");
+
 	request("frob", "", 0, NULL, &rep);
 	is_str(rep.tm_word, "invalid", "an unknown request is refused");
 
@@ -350,6 +375,57 @@ main(void)
 	is_int(tab_allowed("dave", allow, deny), 0,
 	    "cron.allow exists: others may not");
 	is_int(tab_allowed("root", allow, deny), 1, "root always may");
+
+	/*
+	 * A file that exists but cannot be read shuts everyone but root
+	 * out, as Debian's crontab: only "does not exist" opens the door.
+	 */
+	{
+		char	 why[600], loop[300];
+
+		unlink(allow);
+		snprintf(loop, sizeof(loop), "%s/cron.loop", dir);
+		if (symlink(loop, loop) == -1)
+			diag("symlink: %s", strerror(errno));
+		is_int(tab_allowed_why("carol", loop, deny, why,
+		    sizeof(why)), -1, "cron.allow a symbolic link loop: "
+		    "carol, listed nowhere, is refused");
+		ok(strstr(why, loop) != NULL && strstr(why,
+		    strerror(ELOOP)) != NULL, "... naming the file and why: "
+		    "%s", why);
+		is_int(tab_allowed("root", loop, deny), 1,
+		    "... root still may");
+		f = fopen(allow, "w");
+		fputs("carol\n", f);
+		fclose(f);
+		is_int(tab_allowed_why("carol", allow, loop, why,
+		    sizeof(why)), -1, "cron.deny unreadable: refused, though "
+		    "cron.allow names carol");
+		unlink(allow);
+		unlink(loop);
+		if (mkdir(allow, 0755) == -1)
+			diag("mkdir: %s", strerror(errno));
+		is_int(tab_allowed_why("carol", allow, deny, why,
+		    sizeof(why)), -1, "cron.allow a directory: refused");
+		ok(strstr(why, strerror(EISDIR)) != NULL, "... %s", why);
+		rmdir(allow);
+		f = fopen(allow, "w");
+		fputs("dave\ncarol\n", f);
+		fputc('\0', f);
+		fclose(f);
+		is_int(tab_allowed_why("carol", allow, deny, why,
+		    sizeof(why)), -1, "cron.allow with a NUL byte, no list "
+		    "of names: refused, though it names carol");
+		ok(strstr(why, "NUL") != NULL, "... %s", why);
+		snprintf(loop, sizeof(loop), "%s/cron.none", dir);
+		if (symlink(loop, allow) == -1 && (unlink(allow) == -1 ||
+		    symlink(loop, allow) == -1))
+			diag("symlink: %s", strerror(errno));
+		unlink(deny);
+		is_int(tab_allowed("carol", allow, deny), 1,
+		    "a dangling link does not exist: everyone may");
+		unlink(allow);
+	}
 
 	if (getuid() == 0)
 		as_nobody();
