@@ -571,6 +571,8 @@ void	 metrics_free(void);
  * RUN_SKIPPED, now: 0, or -1 when the store failed (logged).
  * record_flush() writes what waits, at most RECORD_TURN runs a call;
  * record_busy() says whether more wait for the store, which answers;
+ * record_pending_run() whether a record of a run (its id, or its job,
+ * fire and attempt) waits;
  * record_final() tries one last time, at exit.  Strings are borrowed.
  */
 struct rec;
@@ -585,6 +587,7 @@ void	 record_fail(const char *, time_t, int, const char *, int64_t,
 int	 record_note(const char *, time_t, enum store_run_state, int64_t);
 void	 record_flush(struct tick *);
 int	 record_busy(void);
+int	 record_pending_run(int64_t, const char *, time_t, int);
 void	 record_final(struct tick *);
 void	 record_free(void);
 

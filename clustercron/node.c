@@ -393,7 +393,8 @@ orphans_find(struct store *st, struct tick *tk)
 	norphans = 0;
 	for (i = 0; i < n; i++) {
 		if (fire_owns_run(runs[i].r_id, runs[i].r_job,
-		    runs[i].r_fire))
+		    runs[i].r_fire) || record_pending_run(runs[i].r_id,
+		    runs[i].r_job, runs[i].r_fire, runs[i].r_attempt))
 			continue;
 		orphans[norphans].o_id = runs[i].r_id;
 		orphans[norphans].o_pid = (pid_t)runs[i].r_pid;

@@ -102,6 +102,7 @@ struct proc {
 	int		 p_step;
 	char		 p_why[256];
 	char		*p_whocopy;	/* an adopted proc's owner */
+	int		 p_orphan;	/* its runner died, its job lives */
 };
 
 static LIST_HEAD(, proc) procs = LIST_HEAD_INITIALIZER(procs);
@@ -112,6 +113,13 @@ static size_t	 nadopted;
 static int64_t	 adopt_until;		/* monotonic ms: read the dir */
 static void	(*handler)(const struct proc_event *, struct tick *);
 static struct mtimer	 probe_t;
+/*
+ * The runs told to their owners from their run files, whose files stay
+ * until the store has their records (record.c deletes them): scan()
+ * must not take them for runs of an earlier life.
+ */
+static char	(*handed)[NAME_MAX + 1];
+static size_t	 nhanded, caphanded;
 
 static void	 deliver(struct proc *, struct proc_event *, struct tick *);
 static void	 proc_destroy(struct proc *);
@@ -126,8 +134,12 @@ static int	 held(const char *);
 static void	 path_of(const struct proc *, const char *, char *, size_t);
 static void	 send_msg(struct proc *, int, int64_t);
 static void	 probe(struct mtimer *, struct tick *);
+static void	 lost(struct proc *, const char *, struct tick *);
 static void	 scan(struct tick *);
 static struct proc *find(const char *);
+static void	 hand(const struct proc *, const char *);
+static int	 handed_has(const char *);
+static void	 handed_prune(void);
 static void	 adopt(const char *, const struct runfile *, int,
 		    struct tick *);
 
@@ -557,10 +569,40 @@ gone(struct proc *p, struct tick *tk)
 			mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
 		return;
 	}
+	p->p_state = P_ADOPTED;
+	nadopted++;
+	lost(p, path, tk);
+}
+
+/*
+ * The runner of p died before it wrote the end (its run file, at path,
+ * unlocked and not renamed): the run is lost, its end unknown.  While
+ * the job's process lives on without its runner, the run stays in
+ * flight, watched (probe()), and is lost only once that process is
+ * gone: a rerun of a lost run (CLUSTERCRON_LOST=rerun) must not overlap
+ * it.  p is P_ADOPTED; it may be freed.
+ */
+static void
+lost(struct proc *p, const char *path, struct tick *tk)
+{
+	struct proc_event	 ev;
+
+	if (p->p_pid > 0 && spawn_alive(p->p_pid, p->p_start)) {
+		if (!p->p_orphan)
+			log_info("(%s) ERROR (the runner of %s died; its job, "
+			    "pid %ld, runs on: lost once it ends)", p->p_who,
+			    p->p_name, (long)p->p_pid);
+		p->p_orphan = 1;
+		if (!mtimer_queued(&probe_t))
+			mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+		return;
+	}
 	proc_unlink(p);
+	memset(&ev, 0, sizeof(ev));
 	ev.pe_kind = PE_LOST;
 	ev.pe_spool = access(path, F_OK) == 0 ? path : NULL;
 	deliver(p, &ev, tk);
+	hand(p, path);
 	proc_destroy(p);
 }
 
@@ -593,8 +635,56 @@ ended(struct proc *p, const char *path, struct tick *tk)
 		ev.pe_out = &rf.rf_out;
 	}
 	deliver(p, &ev, tk);
+	hand(p, path);
 	runfile_free(&rf);
 	proc_destroy(p);
+}
+
+/* p was told from its run file at path: kept while the file stays. */
+static void
+hand(const struct proc *p, const char *path)
+{
+	if (access(path, F_OK) == -1)
+		return;
+	if (nhanded == caphanded) {
+		caphanded = caphanded == 0 ? 16 : caphanded * 2;
+		handed = xreallocarray(handed, caphanded, sizeof(*handed));
+	}
+	strlcpy(handed[nhanded++], p->p_name, sizeof(handed[0]));
+}
+
+static int
+handed_has(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < nhanded; i++)
+		if (strcmp(handed[i], name) == 0)
+			return (1);
+	return (0);
+}
+
+/* Forget the runs whose files the record took away. */
+static void
+handed_prune(void)
+{
+	char	 path[PATH_MAX];
+	size_t	 i, k;
+
+	for (i = k = 0; i < nhanded; i++) {
+		snprintf(path, sizeof(path), "%s/%s.run", D.d_conf.c_runsdir,
+		    handed[i]);
+		if (access(path, F_OK) == -1) {
+			snprintf(path, sizeof(path), "%s/%s.end",
+			    D.d_conf.c_runsdir, handed[i]);
+			if (access(path, F_OK) == -1)
+				continue;
+		}
+		if (k != i)
+			memcpy(handed[k], handed[i], sizeof(handed[0]));
+		k++;
+	}
+	nhanded = k;
 }
 
 /* Read and decode a run file: 0, or -1 with errno. */
@@ -782,12 +872,7 @@ adopt(const char *name, const struct runfile *rf, int live, struct tick *tk)
 	}
 	if (!live) {
 		path_of(p, ".run", path, sizeof(path));
-		proc_unlink(p);
-		memset(&ev, 0, sizeof(ev));
-		ev.pe_kind = PE_LOST;
-		ev.pe_spool = path;
-		deliver(p, &ev, tk);
-		proc_destroy(p);
+		lost(p, path, tk);
 		return;
 	}
 	if (!mtimer_queued(&probe_t))
@@ -808,6 +893,7 @@ scan(struct tick *tk)
 	size_t		 len;
 	int		 live, end;
 
+	handed_prune();
 	if ((dir = opendir(D.d_conf.c_runsdir)) == NULL) {
 		if (errno != ENOENT)
 			log_warn("(CRON) ERROR (%s)", D.d_conf.c_runsdir);
@@ -822,7 +908,7 @@ scan(struct tick *tk)
 			continue;
 		memcpy(name, de->d_name, len - 4);
 		name[len - 4] = '\0';
-		if (find(name) != NULL)
+		if (find(name) != NULL || handed_has(name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", D.d_conf.c_runsdir,
 		    de->d_name);
@@ -879,13 +965,17 @@ proc_adopt(struct tick *tk)
 static void
 probe(struct mtimer *t, struct tick *tk)
 {
-	struct proc_event	 ev;
 	struct proc		*p, *next;
 	char			 path[PATH_MAX];
 
 	LIST_FOREACH_SAFE(p, &procs, p_entry, next) {
 		if (p->p_state != P_ADOPTED)
 			continue;
+		if (p->p_orphan) {
+			path_of(p, ".run", path, sizeof(path));
+			lost(p, path, tk);
+			continue;
+		}
 		path_of(p, ".end", path, sizeof(path));
 		if (access(path, F_OK) == 0) {
 			ended(p, path, tk);
@@ -901,12 +991,7 @@ probe(struct mtimer *t, struct tick *tk)
 			continue;
 		}
 		path_of(p, ".run", path, sizeof(path));
-		proc_unlink(p);
-		memset(&ev, 0, sizeof(ev));
-		ev.pe_kind = PE_LOST;
-		ev.pe_spool = access(path, F_OK) == 0 ? path : NULL;
-		deliver(p, &ev, tk);
-		proc_destroy(p);
+		lost(p, path, tk);
 	}
 	if (tk->tk_mono < adopt_until)
 		scan(tk);
@@ -931,4 +1016,7 @@ proc_free(void)
 		proc_destroy(p);
 	}
 	nadopted = 0;
+	free(handed);
+	handed = NULL;
+	nhanded = caphanded = 0;
 }

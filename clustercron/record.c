@@ -525,6 +525,24 @@ record_flush(struct tick *tk)
 	    (long long)(tk->tk_mono - t0));
 }
 
+/*
+ * Whether a record of run runid (0: not known), or of attempt of the
+ * fire of job id, waits for the store: the node must not take that run
+ * for one of an earlier life that nobody holds (node.c).
+ */
+int
+record_pending_run(int64_t runid, const char *id, time_t fire, int attempt)
+{
+	struct pending	*p;
+
+	TAILQ_FOREACH(p, &pendings, p_entry)
+		if ((runid != 0 && p->p_runid == runid) ||
+		    (p->p_fire == fire && p->p_attempt == attempt &&
+		    strcmp(p->p_id, id) == 0))
+			return (1);
+	return (0);
+}
+
 /* Whether records wait that the store, which answers, can take now. */
 int
 record_busy(void)
