@@ -87,6 +87,7 @@ static struct mtimer		 open_t;	/* store reconnection */
 static struct mtimer		 stop_t;	/* the shutdown grace */
 static int			 leaving;	/* ... is over */
 static int			 killing;	/* shutdown-kill: sent */
+static int64_t			 stop_starts;	/* monotonic ms: no start after */
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -111,7 +112,7 @@ static void	 sighandler(int);
 static void	 store_connect(struct mtimer *, struct tick *);
 static void	 stop_begin(struct tick *);
 static void	 stop_expired(struct mtimer *, struct tick *);
-static int	 stop_done(void);
+static int	 stop_done(struct tick *);
 static void	 loop(struct tick *);
 static void	 clock_read(struct tick *);
 static void	 clock_turn(struct tick *);
@@ -245,6 +246,14 @@ store_connect(struct mtimer *t, struct tick *tk)
  * would make it.
  */
 #define KILL_WAIT	5000	/* ms */
+/*
+ * The attempts claimed and queued when the stop began get their runners
+ * for STOP_STARTS ms at most, so that the daemon leaves within a second
+ * whatever the backlog.  Those still queued then are left as claims
+ * without a record, as a daemon killed between a claim and a start
+ * leaves them: the next start marks them lost (node.c).
+ */
+#define STOP_STARTS	500	/* ms */
 
 static void
 stop_begin(struct tick *tk)
@@ -252,6 +261,7 @@ stop_begin(struct tick *tk)
 	if (D.d_stopping)
 		return;
 	D.d_stopping = 1;
+	stop_starts = tk->tk_mono + STOP_STARTS;
 	(void)sdnotify("STOPPING=1\nSTATUS=stopping, %zu jobs running",
 	    proc_count());
 	if (proc_count() == 0)
@@ -294,13 +304,24 @@ stop_expired(struct mtimer *t, struct tick *tk)
 
 /*
  * Whether the daemon may leave: stopping, every claimed attempt given
- * to its runner, and no job running or the grace over.
+ * to its runner (or STOP_STARTS over), and no job running or the grace
+ * over.
  */
 static int
-stop_done(void)
+stop_done(struct tick *tk)
 {
-	return (D.d_stopping && proc_queued() == 0 &&
-	    (proc_count() == 0 || leaving));
+	if (!D.d_stopping)
+		return (0);
+	if (proc_queued() > 0) {
+		tick_read(tk);
+		if (tk->tk_mono < stop_starts || !leaving)
+			return (0);
+		log_warnx("(CRON) STOPPING (%zu claimed fires not started: "
+		    "left as claims, marked lost at the next start)",
+		    proc_queued());
+		return (1);
+	}
+	return (proc_count() - proc_queued() == 0 || leaving);
 }
 
 /* The tick's reader: the clocks, read again within a turn. */
@@ -416,7 +437,7 @@ loop(struct tick *tk)
 				loader_scan_all(1, tk);
 			}
 		}
-		if (stop_done())
+		if (stop_done(tk))
 			break;
 
 		/* What is due: monotonic timers, then fires, then starts. */
@@ -426,7 +447,7 @@ loop(struct tick *tk)
 		claim_flush(tk);
 		proc_run(tk);
 		record_flush(tk);
-		if (stop_done())
+		if (stop_done(tk))
 			break;
 
 		/*

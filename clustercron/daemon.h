@@ -618,7 +618,8 @@ void	 record_free(void);
  * s (0: none); pr_until the monotonic instant past which it must not
  * exec (0: no bound).  It returns PS_QUEUED with the proc in *pp, or
  * PS_FAILED with why in buf.  proc_run() starts the runners of at most
- * PROC_TURN queued procs, in order; proc_queued() is how many wait.
+ * PROC_TURN queued procs, in order, for PROC_TURN_MS at most;
+ * proc_queued() is how many wait.
  *
  * proc_adopt() takes the runs an earlier life of the daemon left to
  * their runners (see proc.c): each is told to the handler as
@@ -668,6 +669,7 @@ struct proc_req {
 };
 enum proc_start { PS_QUEUED, PS_FAILED };
 #define PROC_TURN	64
+#define PROC_TURN_MS	50
 
 void	 proc_init(void (*)(const struct proc_event *, struct tick *));
 enum proc_start proc_start(const struct proc_req *, struct tick *,

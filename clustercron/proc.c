@@ -371,8 +371,10 @@ spawn_runner(struct proc *p, char *why, size_t len)
 }
 
 /*
- * Start the runners of queued procs, at most PROC_TURN of them, in the
- * order they came.
+ * Start the runners of queued procs, in the order they came: at most
+ * PROC_TURN of them, and none after PROC_TURN_MS (an exec takes a few
+ * ms on a busy machine), so that the loop is back at its signals and
+ * sockets within a fraction of a second.
  */
 void
 proc_run(struct tick *tk)
@@ -380,10 +382,12 @@ proc_run(struct tick *tk)
 	struct proc_event	 ev;
 	struct proc		*p;
 	char			 why[300];
+	int64_t			 t0;
 	int			 n;
 
-	for (n = 0; n < PROC_TURN && (p = TAILQ_FIRST(&queue)) != NULL;
-	    n++) {
+	t0 = clock_mono();
+	for (n = 0; n < PROC_TURN && (p = TAILQ_FIRST(&queue)) != NULL &&
+	    (n == 0 || clock_mono() - t0 < PROC_TURN_MS); n++) {
 		TAILQ_REMOVE(&queue, p, p_qentry);
 		nqueued--;
 		memset(&ev, 0, sizeof(ev));

@@ -2,12 +2,12 @@
 # Copyright (c) 2026 The clustercron authors
 # ISC licence: see LICENSE.
 #
-# node-lost.sh: a daemon on SQLite killed with kill -9 while two runs
-# of it go on (each job in its own session outlives it).  One job's
-# process is gone when the daemon comes back: its run is marked lost at
-# once.  The other is still alive: it stays running in the store (on
-# SQLite nobody looks again until the next start), and the start after
-# it ended marks it lost.  No fire is started twice.  Before that: a
+# node-lost.sh: a daemon on SQLite killed with kill -9, its runners with
+# it, while two runs of it go on (each job in its own session outlives
+# them).  One job's process is gone when the daemon comes back: its run
+# is marked lost at once.  The other is still alive: it stays running
+# in the store until it ends; the daemon is stopped meanwhile, and the
+# start after the job ended marks it lost.  No fire is started twice.  Before that: a
 # node-timeout not above twice the heartbeat is refused, naming the key.
 
 . "$top_srcdir/tests/daemon/lib.sh"

@@ -3,10 +3,11 @@
 # ISC licence: see LICENSE.
 #
 # node-orphans.sh: node-lost.sh on MariaDB, where a node heartbeats.  A
-# daemon killed with kill -9 while two runs of it go on comes back
-# before node-timeout, so no other node would mark its runs lost: it
-# marks lost at once the run whose process is gone, and the other, still
-# alive, at the first heartbeat after it ended, without a restart.
+# daemon killed with kill -9, its runners with it, while two runs of it
+# go on comes back before node-timeout, so no other node would mark its
+# runs lost: it marks lost at once the run whose process is gone, and
+# the other, still alive, within a second or so after it ended, without
+# a restart.
 # Neither fire is started again.
 
 . "$top_srcdir/tests/daemon/lib.sh"
