@@ -1094,6 +1094,12 @@ daemon_main(int argc, char **argv)
 	fire_adopt(&tk);
 	/* The node's clock is measured before the first claim (node.c). */
 	if (gate_store_up()) {
+		/*
+		 * The adopted runs' records first, so that node.c finds
+		 * them recorded and takes none of their claims for a
+		 * claim without a run.
+		 */
+		record_flush(&tk);
 		node_start(&tk);
 		claim_recover(&tk);
 	}

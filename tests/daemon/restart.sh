@@ -42,20 +42,10 @@ $_s * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME" >>$O/$1.start; sleep 5; echo "o
 EOF
 }
 
-# The pid of node $1's runner of the run in hand: the process holding
-# the run file (NAME.run) open.
+# The pids of node $1's runners: the daemon's children.
 runner_of()
 {
-	for _f in /proc/[0-9]*/fd/*; do
-		case $(readlink "$_f" 2>/dev/null) in
-		"$T/$1/runs/"*.run)
-			_p=${_f#/proc/}
-			echo "${_p%%/*}"
-			return 0
-			;;
-		esac
-	done
-	return 1
+	ps -o pid= --ppid "$(dmn_pid $1)" | tr -d ' '
 }
 
 # The store's rows of node $1's job: "state exit" of each, and its
@@ -85,6 +75,8 @@ for n in term kill9; do
 	dmn_start $n
 	wait_for 15 at_least 1 "$O/$n.start" || fail "$n: the job did not start"
 	wait_for 5 is_rows $n running || fail "$n: no run recorded as running"
+	r=$(runner_of $n)
+	same "$n: one runner" "$(echo "$r" | wc -w)" 1
 	t=$(ms)
 	if [ $n = term ]; then
 		kill -TERM "$(dmn_pid $n)"
@@ -99,7 +91,7 @@ for n in term kill9; do
 	fi
 	wait_for 10 dmn_dead $n || fail "$n: the daemon did not stop"
 	same "$n: the job runs on under its runner" \
-	    "$(runner_of $n >/dev/null && echo yes)" yes
+	    "$(kill -0 $r && [ -n "$(ps -o pid= --ppid $r)" ] && echo yes)" yes
 	dmn_restart $n
 	wait_for 20 is_rows $n finished ||
 	    fail "$n: the end of the job is not recorded: $(rows $n)"
