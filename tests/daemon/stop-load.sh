@@ -43,20 +43,24 @@ kill -TERM "$p"
 # without a fork: the shell's forks are slow on a machine this busy.
 exited()
 {
-	read -r _s <"/proc/$1/stat" 2>/dev/null || return 0
+	{ read -r _s <"/proc/$1/stat"; } 2>/dev/null || return 0
 	_s=${_s##*) }
 	[ "${_s%% *}" = Z ]
 }
 i=0
-while ! exited "$p" && [ $i -lt 500 ]; do
+while ! exited "$p" && [ $i -lt 1000 ]; do
 	sleep 0.01
 	i=$((i + 1))
 done
 took=$(($(ms) - t))
 echo "# the daemon exited ${took} ms after SIGTERM"
+# Built with the sanitizers, every exec and the exit (the leak check)
+# cost several times as much: there the bound is 5 s.
+lim=1000
+ldd "$CLUSTERCRON" 2>/dev/null | grep -q libasan && lim=5000
 ntest=$((ntest + 1))
-if [ "$took" -le 1000 ]; then
-	echo "ok: SIGTERM in a burst: the daemon exits within 1 s"
+if [ "$took" -le $lim ]; then
+	echo "ok: SIGTERM in a burst: the daemon exits within $lim ms"
 else
 	fail "SIGTERM in a burst: the daemon took $took ms"
 fi
