@@ -644,11 +644,14 @@ ended(struct proc *p, const char *path, struct tick *tk)
 	proc_destroy(p);
 }
 
-/* p was told from its run file at path: kept while the file stays. */
+/*
+ * p was told from its run file at path: kept while the file stays, as
+ * long as scan() reads the directory (ADOPT_WINDOW after the start).
+ */
 static void
 hand(const struct proc *p, const char *path)
 {
-	if (access(path, F_OK) == -1)
+	if (adopt_until == 0 || access(path, F_OK) == -1)
 		return;
 	if (nhanded == caphanded) {
 		caphanded = caphanded == 0 ? 16 : caphanded * 2;
@@ -999,7 +1002,14 @@ probe(struct mtimer *t, struct tick *tk)
 	}
 	if (tk->tk_mono < adopt_until)
 		scan(tk);
-	if (nadopted > 0 || tk->tk_mono < adopt_until)
+	else if (adopt_until != 0) {
+		/* The window is over: scan() reads no more. */
+		adopt_until = 0;
+		free(handed);
+		handed = NULL;
+		nhanded = caphanded = 0;
+	}
+	if (nadopted > 0 || adopt_until != 0)
 		mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
 }
 
