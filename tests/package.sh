@@ -468,8 +468,11 @@ user=nobody
 getent passwd "$user" >/dev/null || { echo "# no user $user"; exit 99; }
 run=$tmp/run
 mkdir -p "$run/spool" "$run/saved" && chmod 755 "$run" || exit 99
+# The store in a directory of its own: the daemon refuses one that
+# others can read.
+mkdir -m 700 "$run/db" || exit 99
 cat >"$run/clustercron.conf" <<EOF
-store = sqlite:$run/clustercron.db
+store = sqlite:$run/db/clustercron.db
 ctab-socket = $run/ctab.sock
 spool-dir = $run/spool
 crontab =
