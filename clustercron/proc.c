@@ -29,10 +29,10 @@
  * its fork and its exec holds up that job's runner, never the loop.
  *
  * The work of a turn is bounded: at most PROC_TURN runners are started
- * per turn (proc_run()); the others wait in order, and the loop comes
- * back to them after its poll, without sleeping (proc_queued()).  A
- * start bound by a lease (pr_until) that has passed when its turn
- * comes is PE_LATE, without a runner.
+ * per turn, for PROC_TURN_MS at most (proc_run()); the others wait in
+ * order, and the loop comes back to them after its poll, without
+ * sleeping (proc_queued()).  A start bound by a lease (pr_until) that
+ * has passed when its turn comes is PE_LATE, without a runner.
  *
  * Runs of an earlier life.  A daemon that stops, is restarted or is
  * killed leaves its runners running: they carry on alone (runner.c).
