@@ -385,13 +385,13 @@ proc_run(struct tick *tk)
 	int64_t			 t0;
 	int			 n;
 
-	t0 = clock_mono();
+	tick_read(tk);
+	t0 = tk->tk_mono;
 	for (n = 0; n < PROC_TURN && (p = TAILQ_FIRST(&queue)) != NULL &&
-	    (n == 0 || clock_mono() - t0 < PROC_TURN_MS); n++) {
+	    (n == 0 || tk->tk_mono - t0 < PROC_TURN_MS); n++, tick_read(tk)) {
 		TAILQ_REMOVE(&queue, p, p_qentry);
 		nqueued--;
 		memset(&ev, 0, sizeof(ev));
-		tick_read(tk);
 		if (p->p_until != 0 && tk->tk_mono >= p->p_until) {
 			p->p_state = P_SPAWNED;
 			proc_unlink(p);
