@@ -413,6 +413,9 @@ proc_run(struct tick *tk)
 		p->p_state = P_SPAWNED;
 		pump(p);
 	}
+	if (n > 0)
+		log_debug("(CRON) RUNNERS (%d runs taken in %lld ms, %zu wait)",
+		    n, (long long)(tk->tk_mono - t0), nqueued);
 }
 
 /* Write what waits for the runner, as far as its socket takes it. */
