@@ -1099,6 +1099,7 @@ daemon_main(int argc, char **argv)
 	 * looks at its runs in the store (node.c), which would take those
 	 * not in hand for lost.
 	 */
+	atrun_init();
 	fire_adopt(&tk);
 	/* The node's clock is measured before the first claim (node.c). */
 	if (gate_store_up()) {

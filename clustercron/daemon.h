@@ -616,7 +616,9 @@ void	 record_free(void);
  *
  * proc_start() makes a proc as pr says, queued for its turn: pr_spawn
  * (sr_cmd ... sr_outmax; sr_pw must be set) and pr_mail (the mail of
- * its output, NULL for none) are copied into the runner's request;
+ * its output, NULL for none; its mr_cmd the subject's words after
+ * cron's prefix, NULL for the command; mr_always to mail even without
+ * output) are copied into the runner's request;
  * pr_who (the owner, for the log lines) is borrowed and must outlive
  * the proc; pr_id, pr_fire, pr_attempt name the run; pr_what and
  * pr_label are the escaped command and the job's label; pr_timeout in
@@ -632,7 +634,11 @@ void	 record_free(void);
  * their runners (see proc.c): each is told to the handler as
  * PE_ADOPTED, its run file in pe_run and the proc in pe_proc, which the
  * handler owns with proc_own() (or leaves, untouched, to a later life);
- * its later events are those of any proc.
+ * its later events are those of any proc.  proc_adopt_handler() names
+ * the handler of the adopted runs whose id starts with prefix (an
+ * owner of another kind: atrun.c's "at:"), to be called before
+ * proc_adopt().  proc_holds() says whether a proc in flight here
+ * (adopted or not) is the run (id, fire, attempt).
  *
  * proc_count() is the attempts in flight.  proc_killall() sends sig to
  * every job.  proc_pollfds(), proc_io() and proc_reap() are the loop's:
@@ -693,6 +699,9 @@ void	 proc_io(struct proc *, short, struct tick *);
 void	 proc_reap(struct tick *);
 void	 proc_adopt(struct tick *);
 void	 proc_own(struct proc *, void *);
+void	 proc_adopt_handler(const char *,
+	    void (*)(const struct proc_event *, struct tick *));
+int	 proc_holds(const char *, time_t, int);
 void	 proc_free(void);
 
 /*
@@ -854,7 +863,10 @@ void	 claim_free(void);
  * own timer.  atrun_running() is the attempts running here.
  * atrun_final() tries once more to record what the store could not
  * take (the daemon stops); atrun_free() lets go of everything.
+ * atrun_init(), before fire_adopt(), has the one-shot attempts of an
+ * earlier life adopted by atrun.c rather than taken for cron fires.
  */
+void	 atrun_init(void);
 void	 atrun_kick(struct tick *);
 size_t	 atrun_running(void);
 void	 atrun_final(struct tick *);

@@ -995,7 +995,7 @@ mail_settings(struct fire *f, const struct passwd *pw, struct mail_req *mr)
 	mr->mr_from = jobenv_get(f->f_env, "MAILFROM");
 	mr->mr_to = to;
 	mr->mr_user = f->f_owner;
-	mr->mr_cmd = f->f_rawcmd;
+	/* The subject names the command (mr_cmd NULL): the runner has it. */
 	mr->mr_env = f->f_env;
 	mr->mr_pw = pw;
 	mr->mr_failed = (D.d_loglevel & LL_FAILED) != 0;

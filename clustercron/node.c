@@ -392,8 +392,11 @@ orphans_find(struct store *st, struct tick *tk)
 	orphans = xcalloc(n + 1, sizeof(*orphans));
 	norphans = 0;
 	for (i = 0; i < n; i++) {
+		/* proc_holds(): one-shot attempts adopted (atrun.c). */
 		if (fire_owns_run(runs[i].r_id, runs[i].r_job,
-		    runs[i].r_fire) || record_pending_run(runs[i].r_id,
+		    runs[i].r_fire) || proc_holds(runs[i].r_job,
+		    runs[i].r_fire, runs[i].r_attempt) ||
+		    record_pending_run(runs[i].r_id,
 		    runs[i].r_job, runs[i].r_fire, runs[i].r_attempt))
 			continue;
 		orphans[norphans].o_id = runs[i].r_id;

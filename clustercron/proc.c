@@ -38,12 +38,14 @@
  * killed leaves its runners running: they carry on alone (runner.c).
  * proc_adopt(), at the start of the next daemon, reads the runs
  * directory: each run file of this node becomes a proc again, told to
- * the owner's handler as PE_ADOPTED, which takes it (proc_own()); an
- * end found there is PE_ENDED at once; a run whose runner still holds
- * its file is watched (PROBE_MS) until its end comes, and one whose
- * runner died without an end is PE_LOST.  The directory is read again
- * at each probe for ADOPT_WINDOW after the start, in case a runner of
- * the earlier life took its file only after the first reading.
+ * the owner's handler as PE_ADOPTED (the one proc_adopt_handler() names
+ * for its id's prefix, else proc_init()'s), which takes it
+ * (proc_own()); an end found there is PE_ENDED at once; a run whose
+ * runner still holds its file is watched (PROBE_MS) until its end
+ * comes, and one whose runner died without an end is PE_LOST.  The
+ * directory is read again at each probe for ADOPT_WINDOW after the
+ * start, in case a runner of the earlier life took its file only after
+ * the first reading.
  */
 
 #include <sys/types.h>
@@ -113,6 +115,13 @@ static size_t	 nqueued;
 static size_t	 nadopted;
 static int64_t	 adopt_until;		/* monotonic ms: read the dir */
 static void	(*handler)(const struct proc_event *, struct tick *);
+/* The handlers of adopted runs by the prefix of their id. */
+#define ADOPTERS_MAX	4
+static struct {
+	const char	*a_prefix;
+	void		(*a_fn)(const struct proc_event *, struct tick *);
+} adopters[ADOPTERS_MAX];
+static size_t	 nadopters;
 static struct mtimer	 probe_t;
 /*
  * The runs told to their owners from their run files, whose files stay
@@ -250,6 +259,8 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 		rq.rq_sendmail = (char *)mr->mr_sendmail;
 		rq.rq_fqdn = mr->mr_fqdn;
 		rq.rq_failsubj = mr->mr_failed;
+		rq.rq_subject = (char *)mr->mr_cmd;
+		rq.rq_mailall = mr->mr_always;
 	}
 	/* The start: as the daemon counts it, when it hands it over. */
 	tick_read(tk);
@@ -830,6 +841,33 @@ proc_own(struct proc *p, void *owner)
 	p->p_owner = owner;
 }
 
+/*
+ * The handler of the runs of an earlier life whose id starts with
+ * prefix (atrun.c's one-shot attempts, "at:"): their PE_ADOPTED and
+ * later events go to fn rather than to proc_init()'s.
+ */
+void
+proc_adopt_handler(const char *prefix,
+    void (*fn)(const struct proc_event *, struct tick *))
+{
+	if (nadopters == ADOPTERS_MAX)
+		fatalx("proc_adopt_handler: too many");
+	adopters[nadopters].a_prefix = prefix;
+	adopters[nadopters++].a_fn = fn;
+}
+
+/* Whether a proc in flight (adopted ones too) is run (id, fire, attempt). */
+int
+proc_holds(const char *id, time_t fire, int attempt)
+{
+	char	 name[NAME_MAX + 1];
+
+	if (runfile_name(name, sizeof(name), id, (int64_t)fire, attempt,
+	    "") == -1)
+		return (0);
+	return (find(name) != NULL);
+}
+
 /* The proc in flight whose run file is name, or NULL. */
 static struct proc *
 find(const char *name)
@@ -854,6 +892,7 @@ adopt(const char *name, const struct runfile *rf, int live, struct tick *tk)
 	struct proc_event	 ev;
 	struct proc		*p;
 	char			 path[PATH_MAX];
+	size_t			 i;
 
 	p = xcalloc(1, sizeof(*p));
 	p->p_fd = -1;
@@ -867,6 +906,12 @@ adopt(const char *name, const struct runfile *rf, int live, struct tick *tk)
 	LIST_INSERT_HEAD(&procs, p, p_entry);
 	nprocs++;
 	nadopted++;
+	for (i = 0; i < nadopters; i++)
+		if (rf->rf_id != NULL && strncmp(rf->rf_id,
+		    adopters[i].a_prefix, strlen(adopters[i].a_prefix)) == 0) {
+			p->p_handler = adopters[i].a_fn;
+			break;
+		}
 	memset(&ev, 0, sizeof(ev));
 	ev.pe_kind = PE_ADOPTED;
 	ev.pe_run = rf;

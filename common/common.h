@@ -536,6 +536,7 @@ struct mail_req {
 	const struct passwd	*mr_pw;
 	int			 mr_fqdn;
 	int			 mr_failed;
+	int			 mr_always;	/* even without output */
 };
 
 const char *mail_recipient(char *const *, const char *);
@@ -604,6 +605,10 @@ int	 jobenv_build(const struct passwd *, const char *const *, char ***);
  *	rq_mailto ...		the mail of the output (NULL: none), as
  *				mail_req's members; rq_failsubj: the
  *				subject says "(failed)" when the job failed
+ *	rq_subject		the subject's words after cron's prefix
+ *				(NULL: the command, as cron's)
+ *	rq_mailall		mail even when the job wrote nothing (at's
+ *				-m); else only output is mailed
  *
  * A message (runmsg_encode() into a new frame, runmsg_decode()):
  * RM_STARTED (rm_num the job's pid) when the job exec'd, RM_FAILED
@@ -656,6 +661,8 @@ struct runreq {
 	char		*rq_sendmail;
 	int		 rq_fqdn;
 	int		 rq_failsubj;
+	char		*rq_subject;
+	int		 rq_mailall;
 };
 
 enum runmsg_kind { RM_STARTED, RM_FAILED, RM_TIMEOUT, RM_KILL };

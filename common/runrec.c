@@ -73,7 +73,9 @@ enum {
 	T_NUM,
 	T_STARTMS,
 	T_LABEL,
-	T_PAM
+	T_PAM,
+	T_SUBJECT,
+	T_MAILALL
 };
 
 #define RR_VERSION	1
@@ -327,6 +329,8 @@ runreq_encode(const struct runreq *rq, char **out, size_t *lenp)
 	rb_str(&b, T_SENDMAIL, rq->rq_sendmail);
 	rb_num(&b, T_FQDN, rq->rq_fqdn);
 	rb_num(&b, T_FAILSUBJ, rq->rq_failsubj);
+	rb_str(&b, T_SUBJECT, rq->rq_subject);
+	rb_num(&b, T_MAILALL, rq->rq_mailall);
 	return (rb_seal(&b, out, lenp));
 }
 
@@ -453,6 +457,12 @@ runreq_decode(const char *buf, size_t len, struct runreq *rq)
 		case T_FAILSUBJ:
 			rq->rq_failsubj = (int)fnum(&f);
 			break;
+		case T_SUBJECT:
+			r = fstr(&f, &rq->rq_subject);
+			break;
+		case T_MAILALL:
+			rq->rq_mailall = (int)fnum(&f);
+			break;
 		default:
 			break;
 		}
@@ -499,6 +509,7 @@ runreq_free(struct runreq *rq)
 	free(rq->rq_mailto);
 	free(rq->rq_mailfrom);
 	free(rq->rq_sendmail);
+	free(rq->rq_subject);
 	memset(rq, 0, sizeof(*rq));
 }
 

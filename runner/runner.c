@@ -23,7 +23,8 @@
  *    writes the end into the run file and renames it NAME.end, into
  *    the spool of ended runs: the daemon records it in the store and
  *    then deletes the file;
- *  - and mails the output, as cron does, when the job's table asks.
+ *  - and mails the output, as cron does, when the job's table asks (at's
+ *    jobs: with their own subject, and with -m even without output).
  *
  * The daemon may go away meanwhile, stopped, restarted by an upgrade,
  * or killed: the socket then reads end of file, and the runner carries
@@ -545,7 +546,7 @@ mail(int wstatus, const struct outbuf *out)
 	mr.mr_from = rq.rq_mailfrom;
 	mr.mr_to = rq.rq_mailto;
 	mr.mr_user = rq.rq_user;
-	mr.mr_cmd = rq.rq_cmd;
+	mr.mr_cmd = rq.rq_subject != NULL ? rq.rq_subject : rq.rq_cmd;
 	mr.mr_env = rq.rq_env;
 	mr.mr_pw = &pw;
 	mr.mr_failed = failed_job && rq.rq_failsubj;
@@ -630,7 +631,8 @@ main(int argc, char **argv)
 		close(ctl);
 		ctl = -1;
 	}
-	if (rq.rq_mailto != NULL && job->sj_output.ob_total > 0)
+	if (rq.rq_mailto != NULL &&
+	    (job->sj_output.ob_total > 0 || rq.rq_mailall))
 		mail(wstatus, &job->sj_output);
 	spawn_free(job);
 	runreq_free(&rq);

@@ -48,6 +48,8 @@ test_request(void)
 	rq.rq_nofile_cur = 1024;
 	rq.rq_nofile_max = INT64_MAX;
 	rq.rq_mailto = "alice";
+	rq.rq_subject = "Output from your job 7";
+	rq.rq_mailall = 1;
 	if (runreq_encode(&rq, &buf, &len) == -1) {
 		printf("Bail out! runreq_encode: %s\n", strerror(errno));
 		exit(99);
@@ -72,6 +74,9 @@ test_request(void)
 	    "its limit on open files");
 	ok(got.rq_timeout == 30 && got.rq_until == 123456 &&
 	    got.rq_outmax == 4096, "its timeout, deadline and output cap");
+	is_str(got.rq_subject, "Output from your job 7",
+	    "its mail's subject (at's)");
+	ok(got.rq_mailall == 1, "... and that it mails even without output");
 	ok(got.rq_mailfrom == NULL && got.rq_title == NULL,
 	    "what was not set stays unset");
 	runreq_free(&got);
