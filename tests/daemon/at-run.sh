@@ -10,7 +10,9 @@
 # in the history; -m mails even without output; a job whose node dies
 # while it runs is failed (-L mark) or retried (-L rerun) when the node
 # comes back; a job due while the daemon was down runs when it comes
-# back, and the delay is logged and in the history.
+# back, and the delay is logged and in the history; a job running when
+# the daemon is stopped and started again is adopted by the next daemon
+# and recorded done, once.
 #
 # The daemon runs in a mount namespace of its own whose at.allow (the
 # configured sysconfdir, an overlay there) lets the user in, so that
@@ -163,6 +165,9 @@ dmn_stop n1
 past() { [ "$(date +%s)" -ge $((due + 3)) ]; }
 wait_for 20 past
 [ -e "$T/wd/caught" ] && fail "job 6 ran while the daemon was down"
+# From here on, the default shutdown-grace (0): a daemon told to stop
+# leaves its jobs to their runners at once (job 7 below).
+sed -i '/^shutdown-grace = /d' "$T/n1/clustercron.conf"
 DMN_BIN=$T/dmn-wrap dmn_restart n1
 wait_for 20 test -s "$T/wd/caught" || fail "job 6 was not caught up"
 late=$(($(cat "$T/wd/caught") - due))
@@ -171,5 +176,29 @@ contains "CATCH-UP logged with the delay" "$(cat "$T/n1.log")" \
     "CATCH-UP \\(n1 .* at job 6, [0-9]+ s late: due while no node ran; at:6\\)"
 same "the history's start is that late" \
     "$(at_runs 6 | awk -v due="$due" '{ print ($7 / 1000 - due >= 3) }')" 1
+
+# A job running across a restart: the daemon that stops leaves it to
+# its runner; the next one adopts it as the job's attempt (not as a cron
+# fire), records its end once, and the job is done.
+as_user "echo 'echo started >>across; sleep 5; echo ended >>across' | at now" \
+    2>"$T/err"
+contains "at now: job 7" "$(cat "$T/err")" "^job 7 at "
+wait_for 20 test -s "$T/wd/across" || fail "job 7 did not start"
+running7() { [ "$(run_rows 'job == "at:7" && pid > 0 && state == "running"' | wc -l)" -eq 1 ]; }
+wait_for 10 running7 || fail "job 7 is not recorded running"
+dmn_stop n1
+grep -q ended "$T/wd/across" &&
+    fail "job 7 ended before the daemon stopped: this proves nothing"
+DMN_BIN=$T/dmn-wrap dmn_restart n1
+done7() { [ "$(at_state 7)" = done ]; }
+wait_for 30 done7 || fail "job 7 is not done after the restart: $("$T/bin/atq" -a 7)"
+same "job 7 ran once, to its end" "$(cat "$T/wd/across" | tr '\n' ' ')" \
+    "started ended "
+same "one run of at:7, finished" \
+    "$(at_runs 7 | awk '{ print $3, $5, ($6 > 0), ($8 > 0) }')" "1 finished 1 1"
+same "... exit status 0" \
+    "$(ccs runs | awk '$1 == "at:7" { print $6 }')" 0
+gone7() { ! ls "$T/n1/runs" | grep -q '^at:7-'; }
+wait_for 10 gone7 || fail "job 7's run file stayed: $(ls "$T/n1/runs")"
 
 finish
