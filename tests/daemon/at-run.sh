@@ -12,7 +12,8 @@
 # comes back; a job due while the daemon was down runs when it comes
 # back, and the delay is logged and in the history; a job running when
 # the daemon is stopped and started again is adopted by the next daemon
-# and recorded done, once.
+# and recorded done, once; an end the store did not take before the
+# node died is recorded by the next daemon from its run file.
 #
 # The daemon runs in a mount namespace of its own whose at.allow (the
 # configured sysconfdir, an overlay there) lets the user in, so that
@@ -200,5 +201,28 @@ same "... exit status 0" \
     "$(ccs runs | awk '$1 == "at:7" { print $6 }')" 0
 gone7() { ! ls "$T/n1/runs" | grep -q '^at:7-'; }
 wait_for 10 gone7 || fail "job 7's run file stayed: $(ls "$T/n1/runs")"
+
+# The node dies as job 8's end is to be stored (the daemon stops at the
+# store's call, then is killed): the end, kept in the run file until
+# the store has it, is recorded by the next daemon, once.
+sed "s|\"$CLUSTERCRON\"|\"$CLUSTERCRON_TESTBIN\"|" "$T/dmn-wrap" >"$T/dmn-wrap-test"
+chmod 755 "$T/dmn-wrap-test"
+dmn_stop n1
+CLUSTERCRON_TEST_FAULTS=at.finish.before:1:stop \
+    DMN_BIN=$T/dmn-wrap-test dmn_restart n1
+as_user "echo 'echo eight >>eight' | at now" 2>"$T/err"
+contains "at now: job 8" "$(cat "$T/err")" "^job 8 at "
+wait_for 20 dmn_stopped n1 || fail "the daemon did not stop at job 8's end"
+end8() { ls "$T/n1/runs" | grep -q '^at:8-.*\.end$'; }
+end8 || fail "job 8's end is not in its run file: $(ls "$T/n1/runs")"
+dmn_crash n1
+DMN_BIN=$T/dmn-wrap dmn_restart n1
+done8() { [ "$(at_state 8)" = done ]; }
+wait_for 20 done8 || fail "job 8 is not done: $("$T/bin/atq" -a 8)"
+same "job 8 ran once" "$(cat "$T/wd/eight")" eight
+same "one run of at:8, finished, exit 0" \
+    "$(ccs runs | awk '$1 == "at:8" { print $3, $5, $6 }')" "1 finished 0"
+gone8() { ! ls "$T/n1/runs" | grep -q '^at:8-'; }
+wait_for 10 gone8 || fail "job 8's run file stayed: $(ls "$T/n1/runs")"
 
 finish
