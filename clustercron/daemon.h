@@ -17,7 +17,7 @@
  *	    node.c	heartbeat, skew, drain, the dead-node reaper,
  *			runs of an earlier life
  *	      fire.c	a fire's life: one transition table
- *	        proc.c	processes: spawn, pump, reap, timeouts; mailers
+ *	        proc.c	processes: the runners, their events, adoption
  *	        record.c	run records to the store
  *	        metrics.c	the Prometheus textfile
  *	          jobtab.c	tables of jobs, identities, handles, the
