@@ -17,13 +17,22 @@
  * place of the list of due jobs, so that in a burst they contend less
  * for the same rows.
  *
- * An attempt won is started through proc.c as its owner, the script
- * atjob.c writes (the captured environment, umask and directory, then
- * the commands) on /bin/sh's standard input, as atd does.  When it
- * ends, at_after() decides: done, failed, or retrying at the back-off;
- * store_at_finish() records the run's end and the job's move in one
- * transaction.  The owner gets mail as at sends it: the output, or with
- * -m a mail even without output.
+ * An attempt won is started through proc.c (under a runner, as cron
+ * fires are) as its owner, the script atjob.c writes (the captured
+ * environment, umask and directory, then the commands) on /bin/sh's
+ * standard input, as atd does.  When it ends, at_after() decides:
+ * done, failed, or retrying at the back-off; store_at_finish() records
+ * the run's end and the job's move in one transaction, and then the
+ * run file its end was read from goes (kept while the store cannot
+ * take it).  The runner mails the owner as at does: the output, with
+ * the subject "Output from your job N", or with -m a mail even without
+ * output.  A runner that dies before the end loses the attempt (its
+ * end unknown), which the job's lost policy settles.
+ *
+ * A daemon that stops leaves its attempts to their runners; the next
+ * one adopts them (proc.c hands the runs whose id starts "at:" to
+ * adopted() here), rebuilds each from the store and records its end
+ * when it comes.
  *
  * A node that dies while an attempt runs: the reaper marks its run lost
  * as it marks cron runs (node.c), and a node that restarts marks lost
@@ -48,11 +57,13 @@
 #include <sys/queue.h>
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -64,6 +75,7 @@
 #define AT_SETTLE	5000	/* ms: lost attempts looked for */
 #define AT_RETRY	1000	/* ms: a store that failed, tried again */
 #define AT_DOUBTMAX	1024	/* claims in doubt kept */
+#define AT_RUNPREFIX	"at:"	/* the runs of one-shot jobs: "at:N" */
 
 /* An attempt of this node's, from its claim until its end is stored. */
 struct attempt {
@@ -86,8 +98,13 @@ struct attempt {
 	int64_t		 t_start;	/* wall ms */
 	int		 t_recstart;	/* its start is to be stored */
 	int		 t_ended;	/* its end is to be stored */
+	int		 t_unknown;	/* ... and is unknown (lost) */
+	int		 t_needjob;	/* adopted: the job not read yet */
+	enum at_outcome	 t_how;
+	time_t		 t_endsec;	/* the end, rounded up, for at_after */
 	struct store_run_end t_re;
 	char		*t_out;
+	char		*t_spool;	/* the run file its end is in */
 	enum store_at_state t_to;
 	time_t		 t_next;
 };
@@ -119,10 +136,14 @@ static int	 record(struct attempt *, struct tick *);
 static void	 start(const struct store_atjob *, int, struct tick *);
 static void	 nostart(struct attempt *, const char *, int, struct tick *);
 static void	 finish(struct attempt *, enum at_outcome, int,
-		    const struct outbuf *, struct tick *);
+		    const struct outbuf *, int64_t, struct tick *);
+static void	 decide(struct attempt *, struct tick *);
+static void	 lost_end(struct attempt *, struct tick *);
 static void	 on_proc(const struct proc_event *, struct tick *);
-static void	 mail(struct attempt *, const struct passwd *,
-		    const struct outbuf *, struct tick *);
+static void	 adopted(const struct proc_event *, struct tick *);
+static void	 job_read(struct attempt *, const struct store_atjob *);
+static const struct mail_req *mail_settings(struct attempt *,
+		    const struct passwd *, struct mail_req *, char *, size_t);
 static void	 attempt_free(struct attempt *);
 
 static struct mtimer	 look_t = MTIMER_INIT(look, NULL);
@@ -136,6 +157,16 @@ node_hash(const char *s)
 	for (; *s != '\0'; s++)
 		h = (h ^ (unsigned char)*s) * 16777619U;
 	return (h);
+}
+
+/*
+ * Before the runs of an earlier life are adopted (proc_adopt()): the
+ * one-shot attempts among them are this file's.
+ */
+void
+atrun_init(void)
+{
+	proc_adopt_handler(AT_RUNPREFIX, on_proc);
 }
 
 /* Look at the store at once: a job was submitted, the store is back. */
@@ -354,27 +385,13 @@ claim_at(struct tick *tk)
 	return (n == AT_BATCH && tried > 0);
 }
 
-/* Attempt num of job j is this node's: start it. */
+/* What the job's row says of its attempts, into t. */
 static void
-start(const struct store_atjob *j, int num, struct tick *tk)
+job_read(struct attempt *t, const struct store_atjob *j)
 {
-	static char		 why[300];
-	char			*argv[] = { (char *)"/bin/sh", NULL };
-	struct attempt		*t;
-	struct passwd		*pw;
-	struct spawn_req	 sr;
-	struct proc_req		 pr;
-	char			 title[128], buf[32], err[128];
-	int64_t			 late;
+	char	 err[128];
 
-	t = xcalloc(1, sizeof(*t));
-	t->t_id = j->a_id;
-	t->t_num = num;
 	t->t_due = j->a_due;
-	store_at_runjob(j->a_id, t->t_label, sizeof(t->t_label));
-	snprintf(t->t_what, sizeof(t->t_what), "at job %lld",
-	    (long long)j->a_id);
-	t->t_owner = xstrdup(j->a_owner);
 	t->t_retries = j->a_retries;
 	t->t_lost = j->a_lost;
 	t->t_mail = j->a_mail;
@@ -382,6 +399,29 @@ start(const struct store_atjob *j, int num, struct tick *tk)
 	    AT_DEFAULT_BACKOFF, &t->t_backoff, err, sizeof(err)) == -1)
 		(void)at_backoff_parse(AT_DEFAULT_BACKOFF, &t->t_backoff, err,
 		    sizeof(err));
+	t->t_needjob = 0;
+}
+
+/* Attempt num of job j is this node's: start it. */
+static void
+start(const struct store_atjob *j, int num, struct tick *tk)
+{
+	static char		 why[300];
+	struct attempt		*t;
+	struct passwd		*pw;
+	struct spawn_req	 sr;
+	struct proc_req		 pr;
+	struct mail_req		 mr;
+	char			 title[128], buf[32], subject[64];
+
+	t = xcalloc(1, sizeof(*t));
+	t->t_id = j->a_id;
+	t->t_num = num;
+	store_at_runjob(j->a_id, t->t_label, sizeof(t->t_label));
+	snprintf(t->t_what, sizeof(t->t_what), "at job %lld",
+	    (long long)j->a_id);
+	t->t_owner = xstrdup(j->a_owner);
+	job_read(t, j);
 	LIST_INSERT_HEAD(&running, t, t_entry);
 	nrunning++;
 
@@ -411,7 +451,11 @@ start(const struct store_atjob *j, int num, struct tick *tk)
 		fatal("a one-shot job's script");
 	snprintf(title, sizeof(title), "job %s %s", t->t_owner, t->t_label);
 	memset(&sr, 0, sizeof(sr));
-	sr.sr_argv = argv;
+	/*
+	 * The shell itself, reading the script on its input: the job's
+	 * SHELL is /bin/sh (jobenv_build()), so spawn execs it as is.
+	 */
+	sr.sr_cmd = "/bin/sh";
 	sr.sr_env = t->t_env;
 	sr.sr_input = t->t_script;
 	sr.sr_inputlen = t->t_scriptlen;
@@ -421,23 +465,18 @@ start(const struct store_atjob *j, int num, struct tick *tk)
 	sr.sr_pam = D.d_conf.c_pam_service;
 	memset(&pr, 0, sizeof(pr));
 	pr.pr_spawn = &sr;
+	pr.pr_mail = mail_settings(t, pw, &mr, subject, sizeof(subject));
 	pr.pr_owner = t;
 	pr.pr_who = t->t_owner;
 	pr.pr_what = t->t_what;
+	pr.pr_label = t->t_label;
+	pr.pr_id = t->t_label;
+	pr.pr_fire = t->t_due;
+	pr.pr_attempt = num;
 	pr.pr_until = gate_lease_until(gate_state());
 	pr.pr_handler = on_proc;
-	switch (proc_start(&pr, tk, &t->t_proc, &t->t_start, &late, why,
-	    sizeof(why))) {
-	case PS_FORKED:
+	if (proc_start(&pr, tk, &t->t_proc, why, sizeof(why)) == PS_QUEUED)
 		return;
-	case PS_LATE:
-		snprintf(why, sizeof(why), "%.1f s past the lease of its "
-		    "claim", (double)late / 1000);
-		nostart(t, why, 1, tk);
-		return;
-	case PS_FAILED:
-		break;
-	}
 	nostart(t, why, 0, tk);
 }
 
@@ -449,9 +488,20 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 	struct spawn_status	 ss;
 	char			 why[64];
 
+	if (pe->pe_kind == PE_ADOPTED) {
+		adopted(pe, tk);
+		return;
+	}
+	if (pe->pe_spool != NULL) {
+		free(t->t_spool);
+		t->t_spool = xstrdup(pe->pe_spool);
+	}
 	switch (pe->pe_kind) {
+	case PE_ADOPTED:
+		break;
 	case PE_STARTED:
 		t->t_pid = pe->pe_pid;
+		t->t_start = pe->pe_start;
 		if (D.d_loglevel & LL_START)
 			fire_log(LOG_INFO, t->t_owner, "CMD", D.d_conf.c_node,
 			    t->t_due, t->t_label, "%s, attempt %d", t->t_what,
@@ -471,13 +521,74 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		return;
 	case PE_TIMEOUT:
 		return;
+	case PE_LOST:
+		t->t_proc = NULL;
+		lost_end(t, tk);
+		return;
 	case PE_ENDED:
 		t->t_proc = NULL;
+		if (t->t_pid == 0)
+			t->t_pid = pe->pe_pid;
 		spawn_status_decode(pe->pe_wstatus, &ss);
 		finish(t, ss.ss_exited && ss.ss_code == 0 ? AT_OK :
-		    AT_FAILED_RUN, pe->pe_wstatus, pe->pe_out, tk);
+		    AT_FAILED_RUN, pe->pe_wstatus, pe->pe_out, pe->pe_end, tk);
 		return;
 	}
+}
+
+/*
+ * A run of an earlier life whose id is "at:N" (PE_ADOPTED): an attempt
+ * again, running (or its end already in the run file, told next), which
+ * owns the proc.  What the job says of its retries comes from the
+ * store, now or, when the store does not answer, before its end is
+ * recorded; the rest from the run file.
+ */
+static void
+adopted(const struct proc_event *pe, struct tick *tk)
+{
+	const struct runfile	*rf = pe->pe_run;
+	struct store_atjob	*j = NULL;
+	struct store_error	 se;
+	struct attempt		*t;
+	char			*end;
+	long long		 id;
+
+	id = strtoll(rf->rf_id + strlen(AT_RUNPREFIX), &end, 10);
+	if (*end != '\0' || id <= 0) {
+		log_warnx("(CRON) ERROR (a run of an earlier life, %s: not a "
+		    "one-shot job's; left alone)", rf->rf_id);
+		return;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->t_id = id;
+	t->t_num = rf->rf_attempt;
+	t->t_due = (time_t)rf->rf_fire;
+	store_at_runjob(id, t->t_label, sizeof(t->t_label));
+	snprintf(t->t_what, sizeof(t->t_what), "at job %lld", id);
+	t->t_owner = xstrdup(rf->rf_user != NULL ? rf->rf_user : "CRON");
+	t->t_pid = rf->rf_pid;
+	t->t_start = rf->rf_start;
+	t->t_proc = pe->pe_proc;
+	/* Its start, recorded again: the store keeps the first. */
+	t->t_recstart = rf->rf_pid > 0;
+	t->t_needjob = 1;
+	if (D.d_st != NULL && gate_store_up()) {
+		if (store_at_get(D.d_st, id, &j, &se) == -1)
+			gate_store_failed("reading a one-shot job", &se);
+		else if (j != NULL)
+			job_read(t, j);
+		store_atjobs_free(j, 1);
+	}
+	LIST_INSERT_HEAD(&running, t, t_entry);
+	nrunning++;
+	proc_own(pe->pe_proc, t);
+	if (D.d_debug || D.d_loglevel & LL_FIRES)
+		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
+		    t->t_owner, "ADOPTED", D.d_conf.c_node, t->t_due,
+		    t->t_label, "%s, attempt %d, pid %ld, started by an earlier "
+		    "life", t->t_what, t->t_num, (long)t->t_pid);
+	if (!t->t_needjob)
+		(void)record(t, tk);
 }
 
 /*
@@ -502,31 +613,23 @@ nostart(struct attempt *t, const char *why, int fenced, struct tick *tk)
 	ob.ob_len = strlen(why);
 	ob.ob_total = ob.ob_len;
 	t->t_recstart = 0;
+	tick_read(tk);
 	finish(t, fenced ? AT_FENCED : AT_FAILED_RUN, STORE_AT_NOSTART, &ob,
-	    tk);
+	    tk->tk_wall, tk);
 }
 
 /*
- * The attempt ended (wstatus as waitpid() gave it, or STORE_AT_NOSTART):
- * decide what follows, say it, mail, and record it.
+ * The attempt ended at end (wall ms; wstatus as waitpid() gave it, or
+ * STORE_AT_NOSTART): decide what follows, say it, and record it.  Its
+ * runner mailed the output.
  */
 static void
 finish(struct attempt *t, enum at_outcome how, int wstatus,
-    const struct outbuf *out, struct tick *tk)
+    const struct outbuf *out, int64_t end, struct tick *tk)
 {
 	struct spawn_status	 ss;
-	struct passwd		*pw;
-	enum at_next		 nx;
-	time_t			 next;
-	int			 retry;
 	char			 status[128];
 
-	tick_read(tk);
-	/* The back-off counts from the end, in whole seconds: rounded up. */
-	nx = at_after(t->t_retries, &t->t_backoff, t->t_num, how, t->t_lost,
-	    (time_t)((tk->tk_wall + 999) / 1000), &t->t_next);
-	t->t_to = nx == AT_NEXT_DONE ? AT_DONE : nx == AT_NEXT_RETRY ?
-	    AT_RETRYING : AT_FAILED;
 	if (wstatus != STORE_AT_NOSTART) {
 		if (how != AT_OK && D.d_loglevel & LL_FAILED) {
 			spawn_status_decode(wstatus, &ss);
@@ -540,16 +643,10 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 			    t->t_due, t->t_label, "%s, attempt %d", t->t_what,
 			    t->t_num);
 	}
-	if (t->t_to == AT_RETRYING)
-		fire_log(D.d_loglevel & LL_FAILED ? LOG_INFO : LOG_DEBUG,
-		    t->t_owner, "RETRY", D.d_conf.c_node, t->t_due,
-		    t->t_label, "%s, attempt %d in %llds", t->t_what,
-		    t->t_num + 1, (long long)(t->t_next - tk->tk_wall / 1000));
-	else if (t->t_to == AT_FAILED)
-		fire_log(LOG_INFO, t->t_owner, "AT FAILED", D.d_conf.c_node,
-		    t->t_due, t->t_label, "%s, after %d attempt%s", t->t_what,
-		    t->t_num, t->t_num == 1 ? "" : "s");
-	t->t_re.re_end = tk->tk_wall;
+	t->t_how = how;
+	/* The back-off counts from the end, in whole seconds: rounded up. */
+	t->t_endsec = (time_t)((end + 999) / 1000);
+	t->t_re.re_end = end;
 	t->t_re.re_status = wstatus;
 	t->t_out = xmalloc(out->ob_len + 1);
 	if (out->ob_len > 0)
@@ -559,35 +656,96 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	t->t_re.re_out = t->t_out;
 	t->t_re.re_outlen = out->ob_len;
 	t->t_ended = 1;
-	if (wstatus != STORE_AT_NOSTART && !D.d_output_log &&
-	    (t->t_mail > 0 || (t->t_mail == 0 && out->ob_total > 0)) &&
-	    (pw = getpwnam(t->t_owner)) != NULL)
-		mail(t, pw, out, tk);
+	if (!t->t_needjob)
+		decide(t, tk);
 	LIST_REMOVE(t, t_entry);
 	nrunning--;
 	LIST_INSERT_HEAD(&ended, t, t_entry);
-	/* Recorded, t is freed: what the next look needs, kept first. */
-	retry = t->t_to == AT_RETRYING;
-	next = t->t_next;
 	if (record(t, tk) == -1)
 		look_at(tk, tk->tk_wall + AT_RETRY);
-	else if (retry)
-		look_at(tk, (int64_t)next * 1000);
+}
+
+/*
+ * The runner of the attempt died before its end: the end is unknown,
+ * and the job's lost policy says what follows (as settle_lost()).
+ */
+static void
+lost_end(struct attempt *t, struct tick *tk)
+{
+	fire_log(LOG_INFO, t->t_owner, "LOST", D.d_conf.c_node, t->t_due,
+	    t->t_label, "%s, attempt %d: its runner died, its end is "
+	    "unknown", t->t_what, t->t_num);
+	tick_read(tk);
+	t->t_how = AT_LOST;
+	t->t_endsec = (time_t)((tk->tk_wall + 999) / 1000);
+	t->t_unknown = 1;
+	t->t_ended = 1;
+	if (!t->t_needjob)
+		decide(t, tk);
+	LIST_REMOVE(t, t_entry);
+	nrunning--;
+	LIST_INSERT_HEAD(&ended, t, t_entry);
+	if (record(t, tk) == -1)
+		look_at(tk, tk->tk_wall + AT_RETRY);
+}
+
+/* What follows an attempt that ended as t_how says: said, and kept. */
+static void
+decide(struct attempt *t, struct tick *tk)
+{
+	enum at_next	 nx;
+
+	nx = at_after(t->t_retries, &t->t_backoff, t->t_num, t->t_how,
+	    t->t_lost, t->t_endsec, &t->t_next);
+	t->t_to = nx == AT_NEXT_DONE ? AT_DONE : nx == AT_NEXT_RETRY ?
+	    AT_RETRYING : AT_FAILED;
+	tick_read(tk);
+	if (t->t_to == AT_RETRYING)
+		fire_log(D.d_loglevel & LL_FAILED ? LOG_INFO : LOG_DEBUG,
+		    t->t_owner, "RETRY", D.d_conf.c_node, t->t_due,
+		    t->t_label, "%s, attempt %d in %llds", t->t_what,
+		    t->t_num + 1, (long long)(t->t_next - tk->tk_wall / 1000));
+	else if (t->t_to == AT_FAILED)
+		fire_log(LOG_INFO, t->t_owner, "AT FAILED", D.d_conf.c_node,
+		    t->t_due, t->t_label, "%s, after %d attempt%s", t->t_what,
+		    t->t_num, t->t_num == 1 ? "" : "s");
 }
 
 /*
  * Store what is to be stored of t: its start, then its end and the
- * job's move (t freed then).  0, or -1 when the store failed (kept).
+ * job's move (t freed then, and the run file its end came from
+ * deleted).  0, or -1 when the store failed (kept).
  */
 static int
 record(struct attempt *t, struct tick *tk)
 {
+	struct store_atjob	*j;
 	struct store_error	 se;
 	int64_t			 run;
-	int			 moved;
+	int			 moved, retry;
+	time_t			 next;
+	char			 err[128];
 
 	if (D.d_st == NULL || !gate_store_up())
 		return (-1);
+	if (t->t_needjob) {
+		/* Adopted while the store did not answer: its job now. */
+		if (store_at_get(D.d_st, t->t_id, &j, &se) == -1) {
+			gate_store_failed("reading a one-shot job", &se);
+			return (-1);
+		}
+		if (j != NULL)
+			job_read(t, j);
+		else {
+			/* Gone from the store: nothing to retry. */
+			(void)at_backoff_parse(AT_DEFAULT_BACKOFF,
+			    &t->t_backoff, err, sizeof(err));
+			t->t_needjob = 0;
+		}
+		store_atjobs_free(j, 1);
+		if (t->t_ended)
+			decide(t, tk);
+	}
 	if (t->t_recstart) {
 		if (store_at_start(D.d_st, t->t_id, t->t_num, (int)t->t_pid,
 		    t->t_start, &run, &se) == -1) {
@@ -599,8 +757,8 @@ record(struct attempt *t, struct tick *tk)
 	}
 	if (!t->t_ended)
 		return (0);
-	if (store_at_finish(D.d_st, t->t_id, t->t_num, &t->t_re, t->t_to,
-	    t->t_next, &moved, &se) == -1) {
+	if (store_at_finish(D.d_st, t->t_id, t->t_num, t->t_unknown ? NULL :
+	    &t->t_re, t->t_to, t->t_next, &moved, &se) == -1) {
 		gate_store_failed("recording a one-shot job's end", &se);
 		return (-1);
 	}
@@ -609,8 +767,16 @@ record(struct attempt *t, struct tick *tk)
 		    t->t_due, t->t_label, "%s, attempt %d: taken for lost "
 		    "meanwhile, settled by another node", t->t_what,
 		    t->t_num);
+	/* The store has the end: its run file goes. */
+	if (t->t_spool != NULL && unlink(t->t_spool) == -1 &&
+	    errno != ENOENT)
+		log_warn("(CRON) ERROR (%s)", t->t_spool);
+	retry = moved && t->t_to == AT_RETRYING;
+	next = t->t_next;
 	LIST_REMOVE(t, t_entry);
 	attempt_free(t);
+	if (retry)
+		look_at(tk, (int64_t)next * 1000);
 	return (0);
 }
 
@@ -624,42 +790,44 @@ flush(struct tick *tk)
 		if (record(t, tk) == -1)
 			return (-1);
 	LIST_FOREACH(t, &running, t_entry)
-		if (t->t_recstart && record(t, tk) == -1)
+		if ((t->t_recstart || t->t_needjob) && record(t, tk) == -1)
 			return (-1);
 	return (0);
 }
 
 /*
- * Mail as atd sends it: to the owner, the output (or with -m none),
- * under "Subject: Output from your job N" and To, nothing else; the
- * mailer atd's, /usr/sbin/sendmail -i, unless sendmail is set to
- * another than cron's default.
+ * The mail of the attempt's output, as atd sends it (into mr, which it
+ * returns, its subject in subj), or NULL for none: to the owner, the
+ * output, or with -m (a_mail 1) a mail even without output, under
+ * "Subject: Output from your job N" and To, nothing else; the mailer
+ * atd's, /usr/sbin/sendmail -i, unless sendmail is set to another than
+ * cron's default.  None with -M (a_mail -1), with -s (the output goes
+ * to the log), or without a mailer.
  */
-static void
-mail(struct attempt *t, const struct passwd *pw, const struct outbuf *out,
-    struct tick *tk)
+static const struct mail_req *
+mail_settings(struct attempt *t, const struct passwd *pw,
+    struct mail_req *mr, char *subj, size_t len)
 {
-	struct mail_req	 mr;
-	char		 subject[96];
-
+	if (t->t_mail < 0 || D.d_output_log)
+		return (NULL);
 	if (D.d_conf.c_sendmail != NULL && *D.d_conf.c_sendmail == '\0')
-		return;
+		return (NULL);
 	/* atd's subject: the job number right-aligned in eight columns. */
-	snprintf(subject, sizeof(subject), "Output from your job %8lld",
-	    (long long)t->t_id);
-	memset(&mr, 0, sizeof(mr));
+	snprintf(subj, len, "Output from your job %8lld", (long long)t->t_id);
+	memset(mr, 0, sizeof(*mr));
 	/* atd's mailer (sendmail -i), unless another than cron's is set. */
 	if (D.d_conf.c_sendmail != NULL &&
 	    strcmp(D.d_conf.c_sendmail, MAIL_SENDMAIL) != 0)
-		mr.mr_sendmail = D.d_conf.c_sendmail;
-	mr.mr_to = t->t_owner;
-	mr.mr_user = t->t_owner;
-	mr.mr_cmd = subject;
-	mr.mr_subject = subject;
-	mr.mr_env = t->t_env;
-	mr.mr_pw = pw;
-	mr.mr_fqdn = D.d_fqdn;
-	(void)proc_mail(&mr, out, t->t_owner, tk);
+		mr->mr_sendmail = D.d_conf.c_sendmail;
+	mr->mr_to = t->t_owner;
+	mr->mr_user = t->t_owner;
+	mr->mr_cmd = subj;
+	mr->mr_subject = subj;
+	mr->mr_env = t->t_env;
+	mr->mr_pw = pw;
+	mr->mr_fqdn = D.d_fqdn;
+	mr->mr_always = t->t_mail > 0;
+	return (mr);
 }
 
 static void
@@ -669,6 +837,7 @@ attempt_free(struct attempt *t)
 	free(t->t_owner);
 	free(t->t_script);
 	free(t->t_out);
+	free(t->t_spool);
 	free(t);
 }
 

@@ -65,7 +65,8 @@ struct dconf {
 	char		*c_copydir;	/* users' copies, "" for none */
 	char		*c_allow;	/* cron.allow */
 	char		*c_deny;	/* cron.deny */
-	int64_t		 c_shutdown_ms;
+	int64_t		 c_shutdown_ms;	/* wait for jobs at a stop */
+	int		 c_shutdown_kill; /* ... then kill them */
 	int64_t		 c_heartbeat_ms;
 	int64_t		 c_check_ms;	/* check without inotify */
 	int64_t		 c_store_check_ms; /* store tables, MariaDB */
@@ -81,6 +82,8 @@ struct dconf {
 	char		*c_metrics_file; /* NULL for none */
 	int		 c_load_spreading; /* busy nodes yield */
 	char		*c_log_file;	/* NULL: syslog or stderr */
+	char		*c_runner;	/* the runner program */
+	char		*c_runsdir;	/* runs in their runners' hands */
 	char		*c_pam_service;	/* the jobs' PAM service, or NULL */
 };
 

@@ -34,9 +34,15 @@
  * TFD_TIMER_CANCEL_ON_SET, which becomes readable when the clock is set.
  *
  * Signals are blocked except inside ppoll(); their handlers only set
- * flags.  SIGHUP reloads every table; SIGTERM and SIGINT stop
- * scheduling, wait up to shutdown-grace for the running jobs, kill
- * what is left and exit; SIGCHLD reaps.
+ * flags.  SIGHUP reloads every table; SIGCHLD reaps; SIGTERM and SIGINT
+ * stop: stop_begin().
+ *
+ * A turn's work is bounded, so that the loop comes back to its poll,
+ * and to its signals, within a fraction of a second whatever the load:
+ * at most PROC_TURN runners started (proc.c) and RECORD_TURN runs
+ * recorded (record.c) a turn; what is left waits for the next turn,
+ * which comes at once.  Nothing a user controls is waited for: a job
+ * starts under a runner (proc.c), whose news are events of the poll.
  */
 
 #include <sys/stat.h>
@@ -79,6 +85,9 @@ static int			 detached;	/* stderr: the parent */
 static char			 open_error[STORE_MSGLEN];
 static struct mtimer		 open_t;	/* store reconnection */
 static struct mtimer		 stop_t;	/* the shutdown grace */
+static int			 leaving;	/* ... is over */
+static int			 killing;	/* shutdown-kill: sent */
+static int64_t			 stop_starts;	/* monotonic ms: no start after */
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -103,6 +112,7 @@ static void	 sighandler(int);
 static void	 store_connect(struct mtimer *, struct tick *);
 static void	 stop_begin(struct tick *);
 static void	 stop_expired(struct mtimer *, struct tick *);
+static int	 stop_done(struct tick *);
 static void	 loop(struct tick *);
 static void	 clock_read(struct tick *);
 static void	 clock_turn(struct tick *);
@@ -110,6 +120,7 @@ static void	 news(struct tick *);
 static int	 timerfd_arm(int);
 static void	 reboot_jobs(struct tick *);
 static void	 mkparent(const char *);
+static void	 runs_dir(void);
 static void	 ctab_serve(struct tick *);
 
 static void
@@ -163,6 +174,29 @@ mkparent(const char *path)
 }
 
 /*
+ * The runs directory, where the runners keep the runs in their hands
+ * and the ends of those the daemon has not recorded yet (proc.c): made
+ * when missing, and the daemon's alone, as it holds the head of every
+ * job's output.
+ */
+static void
+runs_dir(void)
+{
+	struct stat	 sb;
+	const char	*dir = D.d_conf.c_runsdir;
+
+	mkparent(dir);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		start_fatal("%s: %s", dir, strerror(errno));
+	if (lstat(dir, &sb) == -1)
+		start_fatal("%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
+		start_fatal("%s: not a directory of this daemon's user", dir);
+	if ((sb.st_mode & 077) != 0 && chmod(dir, 0700) == -1)
+		start_fatal("%s: %s", dir, strerror(errno));
+}
+
+/*
  * Open the store, now or when the reconnection timer comes due.  The
  * store reconnects by itself once open; this is for a store that could
  * not be opened at all.
@@ -197,16 +231,52 @@ store_connect(struct mtimer *t, struct tick *tk)
 	}
 }
 
+/*
+ * SIGTERM (or SIGINT): stop as cron stops, without killing a job.  No
+ * more fires are claimed and no retries started; the attempts already
+ * claimed and queued still get their runners.  The daemon waits up to
+ * shutdown-grace (none by default) for the jobs running to end, their
+ * ends recorded by it, and then leaves: each job carries on under its
+ * runner, which writes its end into the runs directory and mails its
+ * output, and the next daemon on the node records it (proc.c).  The
+ * node heartbeats while it waits, and once more as it leaves, so that a
+ * restart within node-timeout leaves its runs to it rather than to the
+ * other nodes' failure detection.  With shutdown-kill the jobs still
+ * running after the grace are killed instead, and their ends awaited a
+ * little (KILL_WAIT): cron's stop as systemd's KillMode=control-group
+ * would make it.
+ */
+#define KILL_WAIT	5000	/* ms */
+/*
+ * The attempts claimed and queued when the stop began get their runners
+ * for STOP_STARTS ms at most, so that the daemon leaves within a second
+ * whatever the backlog.  Those still queued then are left as claims
+ * without a record, as a daemon killed between a claim and a start
+ * leaves them: the next start marks them lost (node.c).
+ */
+#define STOP_STARTS	500	/* ms */
+
 static void
 stop_begin(struct tick *tk)
 {
 	if (D.d_stopping)
 		return;
 	D.d_stopping = 1;
+	stop_starts = tk->tk_mono + STOP_STARTS;
 	(void)sdnotify("STOPPING=1\nSTATUS=stopping, %zu jobs running",
 	    proc_count());
-	log_info("(CRON) STOPPING (%zu running, waiting up to %llds)",
-	    proc_count(), (long long)(D.d_conf.c_shutdown_ms / 1000));
+	if (proc_count() == 0)
+		log_info("(CRON) STOPPING (0 running)");
+	else if (D.d_conf.c_shutdown_ms > 0)
+		log_info("(CRON) STOPPING (%zu running, waiting up to %llds, "
+		    "then %s)", proc_count(),
+		    (long long)(D.d_conf.c_shutdown_ms / 1000),
+		    D.d_conf.c_shutdown_kill ? "killing them" :
+		    "leaving them to their runners");
+	else
+		log_info("(CRON) STOPPING (%zu running, %s)", proc_count(),
+		    D.d_conf.c_shutdown_kill ? "killing them" :
+		    "left to their runners");
 	/* No more fires, no retries. */
 	jobs_unschedule_all();
 	fire_stop(tk);
@@ -217,14 +287,42 @@ stop_begin(struct tick *tk)
 	mtimer_set(&stop_t, tk->tk_mono + D.d_conf.c_shutdown_ms);
 }
 
+/* The grace is over: kill (shutdown-kill), or leave. */
 static void
 stop_expired(struct mtimer *t, struct tick *tk)
 {
-	if (proc_count() > 0) {
-		log_warnx("(CRON) STOPPING (killing %zu jobs still running "
-		    "after the grace)", proc_count());
+	if (proc_count() > 0 && D.d_conf.c_shutdown_kill && !killing) {
+		if (D.d_conf.c_shutdown_ms > 0)
+			log_warnx("(CRON) STOPPING (killing %zu jobs still "
+			    "running after the grace)", proc_count());
 		proc_killall(SIGKILL);
+		killing = 1;
+		mtimer_set(&stop_t, tk->tk_mono + KILL_WAIT);
+		return;
 	}
+	leaving = 1;
+}
+
+/*
+ * Whether the daemon may leave: stopping, every claimed attempt given
+ * to its runner (or STOP_STARTS over), and no job running or the grace
+ * over.
+ */
+static int
+stop_done(struct tick *tk)
+{
+	if (!D.d_stopping)
+		return (0);
+	if (proc_queued() > 0) {
+		tick_read(tk);
+		if (tk->tk_mono < stop_starts || !leaving)
+			return (0);
+		log_warnx("(CRON) STOPPING (%zu claimed fires not started: "
+		    "left as claims, marked lost at the next start)",
+		    proc_queued());
+		return (1);
+	}
+	return (proc_count() - proc_queued() == 0 || leaving);
 }
 
 /* The tick's reader: the clocks, read again within a turn. */
@@ -343,16 +441,17 @@ loop(struct tick *tk)
 				loader_scan_all(1, tk);
 			}
 		}
-		if (D.d_stopping && proc_count() == 0)
+		if (stop_done(tk))
 			break;
 
-		/* What is due: monotonic timers, then fires. */
+		/* What is due: monotonic timers, then fires, then starts. */
 		mtimer_run(tk);
 		news(tk);
 		claim_due(tk);
 		claim_flush(tk);
+		proc_run(tk);
 		record_flush(tk);
-		if (D.d_stopping && proc_count() == 0)
+		if (stop_done(tk))
 			break;
 
 		/*
@@ -367,7 +466,9 @@ loop(struct tick *tk)
 		if (hw)
 			w -= clock_now_ms();
 		tsp = NULL;
-		if (gate_kick_pending()) {
+		/* Work left by a bounded turn: no sleep. */
+		if (gate_kick_pending() || proc_queued() > 0 ||
+		    record_busy()) {
 			hm = 1;
 			m = 0;
 		}
@@ -377,7 +478,7 @@ loop(struct tick *tk)
 			tsp = &ts;
 		}
 
-		n = proc_count() * SPAWN_NPOLLFD + POLL_FIXED;
+		n = proc_count() + POLL_FIXED;
 		if (n > cap) {
 			cap = n * 2;
 			pfd = xreallocarray(pfd, cap, sizeof(*pfd));
@@ -592,6 +693,15 @@ paths_absolute(void)
 	path_absolute(&D.d_conf.c_socket);
 	path_absolute(&D.d_conf.c_metrics_file);
 	path_absolute(&D.d_conf.c_log_file);
+#ifdef CLUSTERCRON_TEST
+	/* Test builds: the runner built with the same hooks. */
+	if (getenv("CLUSTERCRON_TEST_RUNNER") != NULL) {
+		free(D.d_conf.c_runner);
+		D.d_conf.c_runner = xstrdup(getenv("CLUSTERCRON_TEST_RUNNER"));
+	}
+#endif
+	path_absolute(&D.d_conf.c_runner);
+	path_absolute(&D.d_conf.c_runsdir);
 	if (D.d_backend == STORE_SQLITE &&
 	    store_url_parse(D.d_conf.c_store, &su, NULL) == 0) {
 		if (*su.su_path != '/') {
@@ -730,12 +840,15 @@ log_setup(void)
 			start_fatal("%s: %s", D.d_conf.c_log_file,
 			    strerror(errno));
 		log_elsewhere = 1;
+		D.d_logmode = RQ_LOG_FILE;
 	} else if (D.d_foreground && !log_stderr_is_journal()) {
 		log_init("CRON", 1);
 		log_elsewhere = 0;
+		D.d_logmode = RQ_LOG_STDERR;
 	} else {
 		log_init("CRON", 0);
 		log_elsewhere = 1;
+		D.d_logmode = RQ_LOG_SYSLOG;
 	}
 	log_setverbose(D.d_debug);
 }
@@ -948,7 +1061,9 @@ daemon_main(int argc, char **argv)
 			tabsrv_max_entries(D.d_tabsrv, D.d_conf.c_max_entries);
 	}
 
-	/* Room for a burst's pipes; jobs get the old limit (spawn.c). */
+	runs_dir();
+
+	/* Room for a burst's sockets; jobs get the old limit (spawn.c). */
 	if (spawn_nofile_raise() == -1)
 		start_warn("raising the limit on open files: %s",
 		    strerror(errno));
@@ -978,9 +1093,22 @@ daemon_main(int argc, char **argv)
 	loader_scan_all(0, &tk);
 	loader_register(1, &tk);
 	setproctitle("node %s, %zu jobs", D.d_conf.c_node, jobtab_count());
-	/* The node's clock is measured before the first claim (node.c). */
 	metrics_init();
+	/*
+	 * The runs an earlier life left to their runners, before the node
+	 * looks at its runs in the store (node.c), which would take those
+	 * not in hand for lost.
+	 */
+	atrun_init();
+	fire_adopt(&tk);
+	/* The node's clock is measured before the first claim (node.c). */
 	if (gate_store_up()) {
+		/*
+		 * The adopted runs' records first, so that node.c finds
+		 * them recorded and takes none of their claims for a
+		 * claim without a run.
+		 */
+		record_flush(&tk);
 		node_start(&tk);
 		claim_recover(&tk);
 	}
@@ -994,6 +1122,10 @@ daemon_main(int argc, char **argv)
 
 	ready();
 	loop(&tk);
+	if (proc_count() > 0)
+		log_info("(CRON) STOPPING (%zu jobs left to their runners)",
+		    proc_count());
+	node_leave(&tk);
 	record_final(&tk);
 	atrun_final(&tk);
 
@@ -1002,6 +1134,7 @@ daemon_main(int argc, char **argv)
 	tabsrv_close(D.d_tabsrv);
 	fire_free_all();
 	atrun_free();
+	proc_free();
 	record_free();
 	loader_free();
 	jobtab_free();

@@ -17,7 +17,7 @@
  *	    node.c	heartbeat, skew, drain, the dead-node reaper,
  *			runs of an earlier life
  *	      fire.c	a fire's life: one transition table
- *	        proc.c	processes: spawn, pump, reap, timeouts; mailers
+ *	        proc.c	processes: the runners, their events, adoption
  *	        record.c	run records to the store
  *	        metrics.c	the Prometheus textfile
  *	          jobtab.c	tables of jobs, identities, handles, the
@@ -94,6 +94,7 @@ struct daemon {
 	int		 d_mysql;	/* d_st is MariaDB: leases */
 	struct tabsrv	*d_tabsrv;	/* ctab's socket, or NULL */
 	int		 d_stopping;	/* SIGTERM: no new fire */
+	int		 d_logmode;	/* RQ_LOG_*: where the log goes */
 };
 
 extern struct daemon	 D;
@@ -586,102 +587,149 @@ void	 metrics_free(void);
 /*
  * record.c: run records to the store.  The store is written at the end
  * of a turn (record_flush()), in batches, not between a fire and its
- * fork; records it cannot take wait, in order, until it answers.
+ * start; records it cannot take wait, in order, until it answers.
  *
  * record_start() says an attempt exec'd as pid at start (wall ms): its
  * start goes to the store at the end of the turn.  It returns the
  * run's record, which record_end() takes back when the attempt ended
  * (wall ms, waitpid() status, output borrowed: its head is copied),
- * freeing it; record_runid() is its id in the store once its start is
- * in (0 before).  record_fail() records an attempt that did not start,
- * and why (copied), at `when' (wall ms).  record_note() notes a fire
- * that was not started, RUN_MISSED or RUN_SKIPPED, now: 0, or -1 when
- * the store failed (logged).  record_flush() writes what waits;
+ * freeing it, and record_lost() when its end cannot be known (its
+ * runner died); record_runid() is its id in the store once its start
+ * is in (0 before).  record_fail() records an attempt that did not
+ * start, and why (copied), at `when' (wall ms).  The run file a record
+ * comes from (spool, copied; NULL: none) is deleted once the store has
+ * the record: until then, a daemon that dies leaves it to the next.
+ * record_note() notes a fire that was not started, RUN_MISSED or
+ * RUN_SKIPPED, now: 0, or -1 when the store failed (logged).
+ * record_flush() writes what waits, at most RECORD_TURN runs a call;
+ * record_busy() says whether more wait for the store, which answers;
+ * record_pending_run() whether a record of a run (its id, or its job,
+ * fire and attempt) waits;
  * record_final() tries one last time, at exit.  Strings are borrowed.
  */
 struct rec;
+#define RECORD_TURN	1024
 struct rec *record_start(const char *, time_t, int, pid_t, int64_t);
 void	 record_end(struct rec *, int64_t, int, const struct outbuf *,
-	    struct tick *);
+	    const char *, struct tick *);
+void	 record_lost(struct rec *, const char *, struct tick *);
 int64_t	 record_runid(const struct rec *);
-void	 record_fail(const char *, time_t, int, const char *, int64_t);
+void	 record_fail(const char *, time_t, int, const char *, int64_t,
+	    const char *);
 int	 record_note(const char *, time_t, enum store_run_state, int64_t);
 void	 record_flush(struct tick *);
+int	 record_busy(void);
+int	 record_pending_run(int64_t, const char *, time_t, int);
 void	 record_final(struct tick *);
 void	 record_free(void);
 
 /*
- * proc.c: the processes the daemon starts, every one through
- * common/spawn; the loop polls their pipes and reaps them.  An attempt
- * of a fire is a proc with an owner (its fire, opaque here) to whom
- * every event is delivered through the function given to proc_init(),
- * with the tick: PE_STARTED (it exec'd), PE_NOSTART (it did not:
- * pe_why), PE_LATE (it did not, as it got to its exec pe_late ms past
- * its deadline), PE_TIMEOUT (it outlived its timeout of pe_timeout s:
- * proc.c sends SIGTERM, and SIGKILL a little later) and PE_ENDED
- * (pe_wstatus; its output in pe_out, borrowed for the call).  After
- * PE_NOSTART, PE_LATE and PE_ENDED the proc is gone.  A handler may
- * free its own fire; it may not start a proc while proc_io() or
- * proc_reap() deliver to it.
+ * proc.c: the processes the daemon starts: every attempt of a fire runs
+ * under a runner (runner/runner.c), exec'd with posix_spawn(), which
+ * starts the job, holds its output and its end, and mails it.  An
+ * attempt is a proc with an owner (its fire, opaque here) to whom every
+ * event is delivered through the function given to proc_init(), with
+ * the tick: PE_STARTED (it exec'd, as pe_pid, handed over at pe_start,
+ * wall ms), PE_NOSTART (it did not: pe_why), PE_LATE (it did not, as it
+ * got to its exec pe_late ms past its deadline), PE_TIMEOUT (it
+ * outlived its timeout of pe_timeout s: the runner sends SIGTERM, and
+ * SIGKILL a little later), PE_ENDED (pe_wstatus at pe_end, wall ms;
+ * its output's head in pe_out, borrowed for the call) and PE_LOST (its
+ * runner died before the end: unknown).  After PE_NOSTART, PE_LATE,
+ * PE_ENDED and PE_LOST the proc is gone; pe_spool is then the run file
+ * that holds what the event says, for the record to delete once the
+ * store has it (NULL: none), borrowed for the call.  A handler may
+ * free its own fire, and may start procs.
  *
+ * proc_start() makes a proc as pr says, queued for its turn: pr_spawn
+ * (sr_cmd ... sr_outmax; sr_pw must be set) and pr_mail (the mail of
+ * its output, NULL for none; its mr_cmd the subject's words after
+ * cron's prefix, NULL for the command; mr_always to mail even without
+ * output) are copied into the runner's request;
+ * pr_who (the owner, for the log lines) is borrowed and must outlive
+ * the proc; pr_id, pr_fire, pr_attempt name the run; pr_what and
+ * pr_label are the escaped command and the job's label; pr_timeout in
+ * s (0: none); pr_until the monotonic instant past which it must not
+ * exec (0: no bound).  It returns PS_QUEUED with the proc in *pp, or
+ * PS_FAILED with why in buf.  proc_run() starts the runners of at most
+ * PROC_TURN queued procs, in order, for PROC_TURN_MS at most;
+ * proc_queued() is how many wait.
  * An owner of another kind (atrun.c's one-shot attempts) names its own
  * handler in pr_handler.
  *
- * proc_start() starts one as pr says: pr_spawn, pr_who and pr_what (the
- * owner and the escaped command, for its log lines) are borrowed and
- * must outlive the proc; pr_timeout in s (0: none); pr_until the
- * monotonic instant past which it must not exec (0: no bound).  It
- * returns PS_FORKED with the proc in *pp and the wall instant (ms) of
- * its fork in *start; PS_LATE when pr_until had passed before the fork
- * (*late: by how much, ms); PS_FAILED with why in buf.  A proc may wait
- * here for earlier ones to reach their exec (at most PROC_WINDOW on
- * their way at once), and deliver their events meanwhile.
+ * proc_adopt() takes the runs an earlier life of the daemon left to
+ * their runners (see proc.c): each is told to the handler as
+ * PE_ADOPTED, its run file in pe_run and the proc in pe_proc, which the
+ * handler owns with proc_own() (or leaves, untouched, to a later life);
+ * its later events are those of any proc.  proc_adopt_handler() names
+ * the handler of the adopted runs whose id starts with prefix (an
+ * owner of another kind: atrun.c's "at:"), to be called before
+ * proc_adopt().  proc_holds() says whether a proc in flight here
+ * (adopted or not) is the run (id, fire, attempt).
  *
- * proc_mail() mails output to mr's recipient, for who (copied): a
- * mailer is a proc of its own type, with no owner; its failures are
- * logged here.  proc_count() is the attempts and mailers in flight.
- * proc_killall() sends sig to every one (a mailer that hangs must not
- * keep the daemon from exiting).  proc_pollfds(), proc_io() and
- * proc_reap() are the loop's: the descriptors to poll, with the proc
- * of each in pp[]; what poll said of one proc (once per proc and
- * turn); SIGCHLD.
+ * proc_count() is the attempts in flight.  proc_killall() sends sig to
+ * every job.  proc_pollfds(), proc_io() and proc_reap() are the loop's:
+ * the descriptors to poll, with the proc of each in pp[]; what poll
+ * said of one proc (once per proc and turn); SIGCHLD.  proc_free()
+ * forgets every proc, leaving the runners to themselves.
  */
 struct proc;
-enum proc_ev { PE_STARTED, PE_NOSTART, PE_LATE, PE_TIMEOUT, PE_ENDED };
+struct runfile;
+enum proc_ev {
+	PE_STARTED, PE_NOSTART, PE_LATE, PE_TIMEOUT, PE_ENDED, PE_LOST,
+	PE_ADOPTED
+};
 struct proc_event {
 	enum proc_ev	 pe_kind;
 	void		*pe_owner;
+	struct proc	*pe_proc;
 	pid_t		 pe_pid;
+	int64_t		 pe_start;	/* wall ms */
 	const char	*pe_why;	/* PE_NOSTART */
 	int64_t		 pe_late;	/* PE_LATE: ms */
 	uint32_t	 pe_timeout;	/* PE_TIMEOUT: s */
 	int		 pe_wstatus;	/* PE_ENDED */
+	int64_t		 pe_end;	/* PE_ENDED: wall ms */
 	const struct outbuf *pe_out;	/* PE_ENDED */
+	const char	*pe_spool;	/* the run file, or NULL */
+	const struct runfile *pe_run;	/* PE_ADOPTED */
 };
 struct proc_req {
 	const struct spawn_req *pr_spawn;
+	const struct mail_req *pr_mail;
 	void		*pr_owner;
 	const char	*pr_who;
 	const char	*pr_what;
+	const char	*pr_label;
+	const char	*pr_id;
+	time_t		 pr_fire;
+	int		 pr_attempt;
 	uint32_t	 pr_timeout;
 	int64_t		 pr_until;
 	/* Its events' handler; NULL: proc_init()'s. */
 	void		(*pr_handler)(const struct proc_event *,
 			    struct tick *);
 };
-enum proc_start { PS_FORKED, PS_LATE, PS_FAILED };
-#define PROC_WINDOW	32
+enum proc_start { PS_QUEUED, PS_FAILED };
+#define PROC_TURN	64
+#define PROC_TURN_MS	50
 
 void	 proc_init(void (*)(const struct proc_event *, struct tick *));
 enum proc_start proc_start(const struct proc_req *, struct tick *,
-	    struct proc **, int64_t *, int64_t *, char *, size_t);
-int	 proc_mail(const struct mail_req *, const struct outbuf *,
-	    const char *, struct tick *);
+	    struct proc **, char *, size_t);
+void	 proc_run(struct tick *);
+size_t	 proc_queued(void);
 size_t	 proc_count(void);
 void	 proc_killall(int);
 void	 proc_pollfds(struct pollfd *, size_t *, size_t, struct proc **);
 void	 proc_io(struct proc *, short, struct tick *);
 void	 proc_reap(struct tick *);
+void	 proc_adopt(struct tick *);
+void	 proc_own(struct proc *, void *);
+void	 proc_adopt_handler(const char *,
+	    void (*)(const struct proc_event *, struct tick *));
+int	 proc_holds(const char *, time_t, int);
+void	 proc_free(void);
 
 /*
  * fire.c: a fire is every attempt of one (job, scheduled instant) on
@@ -697,7 +745,9 @@ void	 proc_reap(struct tick *);
  * fire_inflight() is how many attempts of the job id are in flight
  * here; fire_owns_run() whether a run (its id in the store, or its
  * fire) is one of this node's in flight now.  fire_stop() drops the
- * attempts that wait for a retry (the daemon stops).
+ * attempts that wait for a retry (the daemon stops).  fire_adopt()
+ * takes, at the start, the attempts an earlier life of the daemon left
+ * to their runners (proc.c), each a fire of its own, running.
  */
 enum fire_state {
 	FS_NEW,		/* made, nothing decided */
@@ -715,7 +765,8 @@ enum fire_state {
 	FS_SKIPPED,	/* overlap forbidden, a run in flight: noted */
 	FS_MISSED,	/* ours, too late to run: noted */
 	FS_FAILED,	/* could not start: recorded */
-	FS_LOST,	/* not started: its claim may have been taken */
+	FS_LOST,	/* not started: its claim may have been taken;
+			   or started, its end unknown: its runner died */
 	FS_UNSURE,	/* ours, but whether a run is in flight unknown */
 	FS_GONE,	/* its job went away before it was settled */
 	FS_STOPPED,	/* the daemon stopped before its next attempt */
@@ -747,6 +798,8 @@ enum fire_event {
 	FE_ENDED_RETRY,	/* it failed; another attempt follows */
 	FE_RETRY_DUE,	/* time for that attempt */
 	FE_STOP,	/* the daemon stops */
+	FE_ADOPT,	/* a run of an earlier life, in its runner's hands */
+	FE_VANISHED,	/* its runner died before the end */
 	FE_NEVENTS
 };
 
@@ -755,7 +808,8 @@ enum fire_event {
  * fire's job, this turn), fd_until the lease a start is bound by
  * (monotonic ms; 0: none), fd_catchup that the claim was a catch-up
  * (logged so), fd_why and fd_late for FE_NOSTART and FE_LATE, and what
- * proc.c said of an ended attempt.
+ * proc.c said of an ended attempt (fd_spool: the run file it said it
+ * from).
  */
 struct fire_data {
 	const struct job *fd_job;
@@ -764,8 +818,10 @@ struct fire_data {
 	const char	*fd_why;
 	int64_t		 fd_late;
 	int		 fd_wstatus;
+	int64_t		 fd_end;
 	const struct outbuf *fd_out;
 	uint32_t	 fd_timeout;
+	const char	*fd_spool;
 };
 
 struct fire;
@@ -781,6 +837,7 @@ size_t	 fire_list(unsigned int, struct fire ***);
 size_t	 fire_inflight(const char *);
 int	 fire_owns_run(int64_t, const char *, time_t);
 void	 fire_stop(struct tick *);
+void	 fire_adopt(struct tick *);
 void	 fire_free_all(void);
 const char *fire_state_name(enum fire_state);
 const char *fire_event_name(enum fire_event);
@@ -795,7 +852,8 @@ int	 fire_transition(enum fire_state, enum fire_event, enum fire_state *);
  * the heartbeat learns for the modules above is kept for them to take:
  * node_lost() the runs of dead nodes this node marked lost (for
  * reruns; the array is the caller's to free), node_tables_due() whether
- * the stored tables are due to be read again.
+ * the stored tables are due to be read again.  node_leave() is the
+ * last heartbeat of a daemon that leaves jobs to their runners.
  */
 struct lostrun {
 	char		 lr_id[CRON_IDLEN + 1];
@@ -804,6 +862,7 @@ struct lostrun {
 };
 void	 node_start(struct tick *);
 void	 node_beat_now(struct tick *);
+void	 node_leave(struct tick *);
 size_t	 node_lost(struct lostrun **);
 int	 node_tables_due(void);
 void	 node_free(void);
@@ -831,7 +890,10 @@ void	 claim_free(void);
  * own timer.  atrun_running() is the attempts running here.
  * atrun_final() tries once more to record what the store could not
  * take (the daemon stops); atrun_free() lets go of everything.
+ * atrun_init(), before fire_adopt(), has the one-shot attempts of an
+ * earlier life adopted by atrun.c rather than taken for cron fires.
  */
+void	 atrun_init(void);
 void	 atrun_kick(struct tick *);
 size_t	 atrun_running(void);
 void	 atrun_final(struct tick *);

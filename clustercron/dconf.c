@@ -32,7 +32,8 @@ enum {
 	K_SHUTDOWN, K_HEARTBEAT, K_CHECK, K_STORE_CHECK, K_DEFER,
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
-	K_SPREADING, K_COPIES, K_LOG_FILE, K_PAM, K_MAX_ENTRIES, K_COUNT
+	K_SPREADING, K_COPIES, K_LOG_FILE, K_RUNNER, K_RUNS_DIR,
+	K_SHUTDOWN_KILL, K_PAM, K_MAX_ENTRIES, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -51,7 +52,7 @@ static const struct conf_key keys[K_COUNT] = {
 	/* atrun.c tells the default from a choice by this text. */
 	[K_SENDMAIL] = { "sendmail", CONF_STRING, 0, 0, 0, MAIL_SENDMAIL },
 	[K_SHUTDOWN] = { "shutdown-grace", CONF_DURATION, 0, 0, 86400,
-	    "30s" },
+	    "0" },
 	[K_HEARTBEAT] = { "heartbeat-interval", CONF_DURATION, 0, 1, 3600,
 	    "5s" },
 	[K_CHECK] = { "table-check-interval", CONF_DURATION, 0, 0, 86400,
@@ -84,6 +85,11 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_COPIES] = { "ctab-copy-dir", CONF_STRING, 0, 0, 0, NULL },
 	/* The daemon's log instead of syslog or standard error. */
 	[K_LOG_FILE] = { "log-file", CONF_STRING, 0, 0, 0, NULL },
+	/* The runners: their program, their runs, a stop (proc.c). */
+	[K_RUNNER] = { "runner", CONF_STRING, CONF_NONEMPTY, 0, 0,
+	    PATH_RUNNER },
+	[K_RUNS_DIR] = { "runs-dir", CONF_STRING, CONF_NONEMPTY, 0, 0, NULL },
+	[K_SHUTDOWN_KILL] = { "shutdown-kill", CONF_BOOL, 0, 0, 1, "no" },
 	/* The PAM stack each job passes, as cron's /etc/pam.d/cron. */
 	[K_PAM] = { "pam-service", CONF_STRING, 0, 0, 0, "clustercron" },
 	/* Fair shares: the most entries a user's table may hold. */
@@ -156,6 +162,7 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		conf_take(cf, K_REBOOTFILE, &c->c_rebootfile, dflt_boot);
 		conf_take(cf, K_SOCKET, &c->c_socket, PATH_CTAB_SOCKET);
 		conf_take(cf, K_COPIES, &c->c_copydir, PATH_CTAB_COPIES);
+		conf_take(cf, K_RUNS_DIR, &c->c_runsdir, PATH_STATEDIR "/runs");
 	} else {
 		xasprintf(&dflt_store, "sqlite:%s/clustercron.db", home);
 		xasprintf(&dflt_pid, "%s/clustercron.pid", home);
@@ -169,6 +176,9 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 		free(dflt_boot);
 		xasprintf(&dflt_boot, "%s/tables", home);
 		conf_take(cf, K_COPIES, &c->c_copydir, dflt_boot);
+		free(dflt_boot);
+		xasprintf(&dflt_boot, "%s/runs", home);
+		conf_take(cf, K_RUNS_DIR, &c->c_runsdir, dflt_boot);
 		free(dflt_store);
 		free(dflt_pid);
 		free(dflt_boot);
@@ -191,6 +201,8 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 	conf_take(cf, K_DENY, &c->c_deny, NULL);
 	c->c_store_tables = conf_num(cf, K_STORE_TABLES) != 0;
 	c->c_shutdown_ms = (int64_t)conf_num(cf, K_SHUTDOWN) * 1000;
+	c->c_shutdown_kill = conf_num(cf, K_SHUTDOWN_KILL) != 0;
+	conf_take(cf, K_RUNNER, &c->c_runner, NULL);
 	c->c_heartbeat_ms = (int64_t)conf_num(cf, K_HEARTBEAT) * 1000;
 	c->c_check_ms = (int64_t)conf_num(cf, K_CHECK) * 1000;
 	c->c_store_check_ms = (int64_t)conf_num(cf, K_STORE_CHECK) * 1000;
@@ -271,6 +283,8 @@ dconf_free(struct dconf *c)
 	free(c->c_deny);
 	free(c->c_metrics_file);
 	free(c->c_log_file);
+	free(c->c_runner);
+	free(c->c_runsdir);
 	free(c->c_pam_service);
 	memset(c, 0, sizeof(*c));
 }

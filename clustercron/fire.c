@@ -74,8 +74,10 @@ enum fire_action {
 	A_FENCED,	/* say FENCED, keep it to settle later */
 	A_LOST_LATE,	/* say LOST: a rerun past its lease */
 	A_TIMEOUT,	/* say TIMEOUT (proc.c kills) */
-	A_END,		/* the attempt ended: say, record, mail */
-	A_RETRY		/* the same, then wait for the next attempt */
+	A_END,		/* the attempt ended: say, record */
+	A_RETRY,	/* the same, then wait for the next attempt */
+	A_ADOPT,	/* a run of an earlier life: record its start */
+	A_VANISHED	/* say LOST: its end is unknown; record it */
 };
 
 struct row {
@@ -94,6 +96,7 @@ static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
 		[FE_DUE] =		T(FS_DUE, A_NONE),
 		[FE_LOCAL] =		T(FS_CLAIMED, A_NONE),
 		[FE_RERUN] =		T(FS_CLAIMED, A_RERUN),
+		[FE_ADOPT] =		T(FS_RUNNING, A_ADOPT),
 	},
 	[FS_DUE] = {
 		[FE_WON] =		T(FS_CLAIMED, A_CLAIMED),
@@ -134,6 +137,7 @@ static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
 		[FE_TIMEOUT] =		T(FS_RUNNING, A_TIMEOUT),
 		[FE_ENDED] =		T(FS_FINISHED, A_END),
 		[FE_ENDED_RETRY] =	T(FS_RETRY, A_RETRY),
+		[FE_VANISHED] =		T(FS_LOST, A_VANISHED),
 	},
 	[FS_RETRY] = {
 		[FE_RETRY_DUE] =	T(FS_STARTING, A_NEXT),
@@ -153,7 +157,7 @@ static const char *const event_names[FE_NEVENTS] = {
 	"no answer", "held", "left", "recorded elsewhere", "job gone",
 	"start", "busy", "overlap unknown", "did not start", "late",
 	"rerun late", "exec'd", "timeout", "ended", "failed, retrying",
-	"retry due", "stop"
+	"retry due", "stop", "adopted", "runner gone"
 };
 
 struct fire {
@@ -176,6 +180,7 @@ struct fire {
 	uint8_t		 f_nretry;
 	uint32_t	 f_retry[CRON_MAXRETRY];
 	uint32_t	 f_timeout;
+	int		 f_badmail;	/* MAILTO refused: say so at the end */
 	/* The attempt in flight. */
 	struct proc	*f_proc;
 	pid_t		 f_pid;
@@ -221,8 +226,9 @@ static char	*input_lines(const char *, size_t *);
 static struct passwd *owner_pw(const char *, const struct tick *);
 static char	**env_build(const struct fire *, const struct job *,
 		    const struct passwd *);
-static void	 mail_output(struct fire *, const struct passwd *, int,
-		    const struct outbuf *, struct tick *);
+static const struct mail_req *mail_settings(struct fire *,
+		    const struct passwd *, struct mail_req *);
+static void	 adopted(const struct proc_event *, struct tick *);
 static void	 log_job(const struct fire *, const char *);
 static void	 log_output(const struct fire *, const struct outbuf *);
 static int	 is_final(enum fire_state);
@@ -417,7 +423,7 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 		    f->f_instant, f->f_label, "%s", d->fd_why);
 		tick_read(tk);
 		record_fail(f->f_id, f->f_instant, f->f_attempt, d->fd_why,
-		    tk->tk_wall);
+		    tk->tk_wall, d->fd_spool);
 		break;
 	case A_FENCED:
 		/*
@@ -449,6 +455,25 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 	case A_END:
 		attempt_end(f, d, tk);
 		break;
+	case A_ADOPT:
+		if (D.d_debug || D.d_loglevel & LL_FIRES)
+			fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
+			    f->f_owner, "ADOPTED", D.d_conf.c_node,
+			    f->f_instant, f->f_label, "attempt %d, pid %ld, "
+			    "started by an earlier life", f->f_attempt,
+			    (long)f->f_pid);
+		f->f_rec = record_start(f->f_id, f->f_instant, f->f_attempt,
+		    f->f_pid, f->f_start);
+		break;
+	case A_VANISHED:
+		fire_log(LOG_INFO, f->f_owner, "LOST", D.d_conf.c_node,
+		    f->f_instant, f->f_label, "attempt %d, its end is unknown: "
+		    "its runner died", f->f_attempt);
+		metrics_runs_lost(D.d_conf.c_node, 1);
+		if (f->f_rec != NULL)
+			record_lost(f->f_rec, d->fd_spool, tk);
+		f->f_rec = NULL;
+		break;
 	case A_RETRY:
 		attempt_end(f, d, tk);
 		fire_log(D.d_loglevel & LL_FAILED ? LOG_INFO : LOG_DEBUG,
@@ -464,9 +489,9 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 
 /*
  * Start an attempt of f; j is its job when it has none of the copies an
- * attempt needs yet (its first start).  Returns FE_NEVENTS once forked
- * (proc.c tells the rest), FE_NOSTART with why in out, or FE_LATE(_RERUN)
- * when the lease it is bound by has ended.
+ * attempt needs yet (its first start).  Returns FE_NEVENTS once queued
+ * (proc.c tells the rest: its start, or why not, or that it came to its
+ * start too late), or FE_NOSTART with why in out.
  */
 static enum fire_event
 attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
@@ -475,9 +500,9 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	static char		 why[300];
 	struct spawn_req	 sr;
 	struct proc_req		 pr;
+	struct mail_req		 mr;
 	struct passwd		*pw;
 	char			 title[128], num[16];
-	int64_t			 late;
 
 	if (f->f_owner == NULL)
 		prepare(f, j);
@@ -503,21 +528,19 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	sr.sr_pam = D.d_conf.c_pam_service;
 	memset(&pr, 0, sizeof(pr));
 	pr.pr_spawn = &sr;
+	pr.pr_mail = mail_settings(f, pw, &mr);
 	pr.pr_owner = f;
 	pr.pr_who = f->f_owner;
 	pr.pr_what = f->f_cmd;
+	pr.pr_label = f->f_label;
+	pr.pr_id = f->f_id;
+	pr.pr_fire = f->f_instant;
+	pr.pr_attempt = f->f_attempt;
 	pr.pr_timeout = f->f_timeout;
 	pr.pr_until = f->f_until;
-	switch (proc_start(&pr, tk, &f->f_proc, &f->f_start, &late, why,
-	    sizeof(why))) {
-	case PS_FORKED:
+	if (proc_start(&pr, tk, &f->f_proc, why, sizeof(why)) == PS_QUEUED) {
 		inflight_add(f->f_id, 1);
 		return (FE_NEVENTS);
-	case PS_LATE:
-		out->fd_late = late;
-		return (f->f_attempt > 1 ? FE_LATE_RERUN : FE_LATE);
-	case PS_FAILED:
-		break;
 	}
 	out->fd_why = why;
 	return (FE_NOSTART);
@@ -534,15 +557,26 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 
 	memset(&d, 0, sizeof(d));
 	switch (pe->pe_kind) {
+	case PE_ADOPTED:
+		adopted(pe, tk);
+		return;
 	case PE_STARTED:
 		f->f_pid = pe->pe_pid;
+		f->f_start = pe->pe_start;
 		fire_step(f, FE_EXEC, &d, tk);
 		return;
 	case PE_NOSTART:
 		f->f_proc = NULL;
 		inflight_add(f->f_id, -1);
 		d.fd_why = pe->pe_why;
+		d.fd_spool = pe->pe_spool;
 		fire_step(f, FE_NOSTART, &d, tk);
+		return;
+	case PE_LOST:
+		f->f_proc = NULL;
+		inflight_add(f->f_id, -1);
+		d.fd_spool = pe->pe_spool;
+		fire_step(f, FE_VANISHED, &d, tk);
 		return;
 	case PE_LATE:
 		f->f_proc = NULL;
@@ -559,7 +593,9 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		f->f_proc = NULL;
 		inflight_add(f->f_id, -1);
 		d.fd_wstatus = pe->pe_wstatus;
+		d.fd_end = pe->pe_end;
 		d.fd_out = pe->pe_out;
+		d.fd_spool = pe->pe_spool;
 		spawn_status_decode(pe->pe_wstatus, &ss);
 		failed = !ss.ss_exited || ss.ss_code != 0;
 		fire_step(f, failed && f->f_attempt <= f->f_nretry &&
@@ -569,14 +605,13 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 }
 
 /*
- * An attempt ended: say so as cron does, record it, and mail or log its
- * output.
+ * An attempt ended: say so as cron does, record it, and log its output
+ * (-s); its runner mails it.
  */
 static void
 attempt_end(struct fire *f, const struct fire_data *d, struct tick *tk)
 {
 	struct spawn_status	 ss;
-	struct passwd		*pw;
 	char			 how[128], pre[32] = "";
 	int64_t			 end;
 	int			 failed;
@@ -600,18 +635,20 @@ attempt_end(struct fire *f, const struct fire_data *d, struct tick *tk)
 	}
 	if (D.d_loglevel & LL_END)
 		log_job(f, "END");
-	tick_read(tk);
-	end = tk->tk_wall;
+	if ((end = d->fd_end) == 0) {
+		tick_read(tk);
+		end = tk->tk_wall;
+	}
 	metrics_run_end(f->f_id, f->f_owner, f->f_start, end, d->fd_wstatus);
 	if (f->f_rec != NULL)
-		record_end(f->f_rec, end, d->fd_wstatus, d->fd_out, tk);
+		record_end(f->f_rec, end, d->fd_wstatus, d->fd_out,
+		    d->fd_spool, tk);
 	f->f_rec = NULL;
-	/* Only a run with output to mail needs its owner's entry. */
 	if (D.d_output_log)
 		log_output(f, d->fd_out);
-	else if (d->fd_out->ob_total > 0 &&
-	    (pw = owner_pw(f->f_owner, tk)) != NULL)
-		mail_output(f, pw, failed, d->fd_out, tk);
+	else if (f->f_badmail && d->fd_out->ob_total > 0)
+		log_warnx("(%s) MAIL (bad MAILTO %s, output of %s dropped)",
+		    f->f_owner, jobenv_get(f->f_env, "MAILTO"), f->f_cmd);
 }
 
 static void
@@ -775,6 +812,44 @@ fire_stop(struct tick *tk)
 			fire_step(f, FE_STOP, NULL, tk);
 }
 
+/*
+ * The attempts an earlier life of the daemon left to their runners:
+ * each becomes a fire again (adopted()), in FS_RUNNING, whose end is
+ * recorded when its runner writes it.
+ */
+void
+fire_adopt(struct tick *tk)
+{
+	proc_adopt(tk);
+}
+
+/*
+ * A run of an earlier life (PE_ADOPTED): a fire of its job, running,
+ * which owns the proc.  Its strings come from the run file, as its job
+ * may be gone; it is not tried again (no retries: the earlier life's
+ * would have been dropped as it stopped).
+ */
+static void
+adopted(const struct proc_event *pe, struct tick *tk)
+{
+	const struct runfile	*rf = pe->pe_run;
+	struct jobref		 ref;
+	struct fire		*f;
+
+	memset(&ref, 0, sizeof(ref));
+	(void)job_find(rf->rf_id, &ref);
+	f = fire_new(&ref, rf->rf_id, (time_t)rf->rf_fire, rf->rf_attempt);
+	f->f_owner = xstrdup(rf->rf_user != NULL ? rf->rf_user : "CRON");
+	f->f_cmd = xstrdup(rf->rf_what != NULL ? rf->rf_what : "?");
+	f->f_label = xstrdup(rf->rf_label != NULL ? rf->rf_label : rf->rf_id);
+	f->f_pid = rf->rf_pid;
+	f->f_start = rf->rf_start;
+	f->f_proc = pe->pe_proc;
+	proc_own(pe->pe_proc, f);
+	inflight_add(f->f_id, 1);
+	fire_step(f, FE_ADOPT, NULL, tk);
+}
+
 void
 fire_free_all(void)
 {
@@ -893,38 +968,39 @@ log_job(const struct fire *f, const char *event)
 }
 
 /*
- * Mail the output of an attempt; its subject says "(failed)" when it
- * failed and failures are logged (-L 4), as Debian's cron words it.
+ * How the runner mails the output of an attempt (into mr, which it
+ * returns), or NULL for no mail: none asked (MAILTO empty), none sent
+ * (-s, or no mailer), or a MAILTO that is refused (said at the end, if
+ * there is output).  The subject says "(failed)" when the job failed
+ * and failures are logged (-L 4), as Debian's cron words it.
  */
-static void
-mail_output(struct fire *f, const struct passwd *pw, int failed,
-    const struct outbuf *out, struct tick *tk)
+static const struct mail_req *
+mail_settings(struct fire *f, const struct passwd *pw, struct mail_req *mr)
 {
-	struct mail_req	 mr;
 	const char	*to;
 
-	if (out->ob_total == 0)
-		return;
+	f->f_badmail = 0;
+	if (D.d_output_log)
+		return (NULL);
 	if ((to = mail_recipient(f->f_env, f->f_owner)) == NULL)
-		return;
+		return (NULL);
 	if (D.d_conf.c_sendmail != NULL && *D.d_conf.c_sendmail == '\0')
-		return;
+		return (NULL);
 	if (!mail_address_ok(to)) {
-		log_warnx("(%s) MAIL (bad MAILTO %s, output of %s dropped)",
-		    f->f_owner, to, f->f_cmd);
-		return;
+		f->f_badmail = 1;
+		return (NULL);
 	}
-	memset(&mr, 0, sizeof(mr));
-	mr.mr_sendmail = D.d_conf.c_sendmail;
-	mr.mr_from = jobenv_get(f->f_env, "MAILFROM");
-	mr.mr_to = to;
-	mr.mr_user = f->f_owner;
-	mr.mr_cmd = f->f_rawcmd;
-	mr.mr_env = f->f_env;
-	mr.mr_pw = pw;
-	mr.mr_failed = failed && D.d_loglevel & LL_FAILED;
-	mr.mr_fqdn = D.d_fqdn;
-	(void)proc_mail(&mr, out, f->f_owner, tk);
+	memset(mr, 0, sizeof(*mr));
+	mr->mr_sendmail = D.d_conf.c_sendmail;
+	mr->mr_from = jobenv_get(f->f_env, "MAILFROM");
+	mr->mr_to = to;
+	mr->mr_user = f->f_owner;
+	/* The subject names the command (mr_cmd NULL): the runner has it. */
+	mr->mr_env = f->f_env;
+	mr->mr_pw = pw;
+	mr->mr_failed = (D.d_loglevel & LL_FAILED) != 0;
+	mr->mr_fqdn = D.d_fqdn;
+	return (mr);
 }
 
 /*

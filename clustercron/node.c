@@ -208,6 +208,26 @@ node_beat_now(struct tick *tk)
 	mtimer_set(&beat_t, tk->tk_mono + D.d_conf.c_heartbeat_ms);
 }
 
+/*
+ * The daemon leaves with jobs still running under their runners
+ * (daemon.c): one more heartbeat, so that the lease runs from now and a
+ * restart has the whole of node-timeout to beat again before the other
+ * nodes take the node for dead and its runs for lost.
+ */
+void
+node_leave(struct tick *tk)
+{
+	struct store_error	 se;
+	struct store		*st;
+
+	if (!D.d_mysql || proc_count() == 0)
+		return;
+	if ((st = hb != NULL ? hb : D.d_st) == NULL)
+		return;
+	if (beat_once(st, tk, &se) == -1)
+		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
+}
+
 /* One heartbeat, and the list of live nodes that comes with it. */
 static void
 beat_timer(struct mtimer *t, struct tick *tk)
@@ -372,8 +392,12 @@ orphans_find(struct store *st, struct tick *tk)
 	orphans = xcalloc(n + 1, sizeof(*orphans));
 	norphans = 0;
 	for (i = 0; i < n; i++) {
+		/* proc_holds(): one-shot attempts adopted (atrun.c). */
 		if (fire_owns_run(runs[i].r_id, runs[i].r_job,
-		    runs[i].r_fire))
+		    runs[i].r_fire) || proc_holds(runs[i].r_job,
+		    runs[i].r_fire, runs[i].r_attempt) ||
+		    record_pending_run(runs[i].r_id,
+		    runs[i].r_job, runs[i].r_fire, runs[i].r_attempt))
 			continue;
 		orphans[norphans].o_id = runs[i].r_id;
 		orphans[norphans].o_pid = (pid_t)runs[i].r_pid;

@@ -2,51 +2,68 @@
  * Copyright (c) 2026 The clustercron authors
  * ISC licence: see LICENSE.
  *
- * proc.c: the processes the daemon starts, under fire.c in the
- * daemon's chain (daemon.h).  Every process goes through common/spawn:
- * its own session and group, the owner's identity, standard output and
- * error on one pipe, input on standard input.  The loop polls the pipes
- * and reaps with waitpid(-1); a process ends when both its output
- * reached end of file and it was reaped, as cron waits for the output
- * of a job's background children.  What happens to a proc is told to
- * its owner as an event (daemon.h), never by calling up the chain: the
- * owner registered its handler with proc_init().  The interface is
- * narrow (start, events, kill, count) so that another way of running
- * jobs can take this file's place.
+ * proc.c: the processes the daemon starts, under fire.c in the daemon's
+ * chain (daemon.h).  Every attempt of a fire runs under a runner
+ * (runner/runner.c), a small program of the daemon's own that stays
+ * between the daemon and the job, as cron's intermediate process does:
+ * it starts the job (privilege drop, exec: common/spawn.c), holds its
+ * output and its exit status, enforces its timeout, writes its end into
+ * the run file in the runs directory and mails its output.  What
+ * happens to a proc is told to its owner as an event (daemon.h), never
+ * by calling up the chain: the owner registered its handler with
+ * proc_init().  The interface is narrow (start, events, kill, count) so
+ * that another way of running jobs can take this file's place.
  *
- * Starting does not wait for the exec.  A proc is forked and left to
- * reach execve() on its own while the daemon forks the next one, so
- * that a thousand jobs due at once are on their way together and every
- * processor works at them; the child's status pipe is one more
- * descriptor in the poll set.  When it says the exec happened the
- * owner hears PE_STARTED; when it says what failed instead, PE_NOSTART
- * (or PE_LATE, past the start's deadline): "did not start" is never
- * "exited 127".  A child that takes more than the start bound is killed
- * and counts as not started; one timer (start_t) watches the oldest of
- * them.
+ * Starting never waits on the job.  The daemon's child only execs the
+ * runner (posix_spawn(): no code of the daemon's runs in it, so the
+ * daemon may have threads, node.c), with a socket to the daemon at its
+ * descriptor 3 and nothing else; the request follows on the socket,
+ * written as the socket takes it.  All the runner says comes back on
+ * the socket as events of the loop: the job exec'd (PE_STARTED), did
+ * not (PE_NOSTART, PE_LATE), outlived its timeout (PE_TIMEOUT).  When
+ * the socket reads end of file the runner has finished with the job:
+ * its end is in the run file NAME.end, which is read here (PE_ENDED)
+ * and deleted by record.c once the store has it; a runner that died
+ * before it wrote an end leaves NAME.run, and the run is lost
+ * (PE_LOST), its end unknown.  A user who stops his own job between
+ * its fork and its exec holds up that job's runner, never the loop.
  *
- * At most PROC_WINDOW procs are on their way to execve() at once: the
- * next fork waits (start_wait()) for one of them to settle.  More would
- * not start a burst any sooner, as the processors are busy anyway, but
- * each holds two or three descriptors, which every later child inherits
- * and must close, and which with a thousand jobs due at once would run
- * into the daemon's limit on open files.
+ * The work of a turn is bounded: at most PROC_TURN runners are started
+ * per turn, for PROC_TURN_MS at most (proc_run()); the others wait in
+ * order, and the loop comes back to them after its poll, without
+ * sleeping (proc_queued()).  A start bound by a lease (pr_until) that
+ * has passed when its turn comes is PE_LATE, without a runner.
  *
- * A proc that outlives its timeout gets SIGTERM on its whole process
- * group, and SIGKILL KILL_GRACE later.
- *
- * Mailers are procs of their own type: no owner, no events; a mailer
- * that does not start or exits non-zero is logged here, and one still
- * running after MAIL_TIMEOUT is killed.
+ * Runs of an earlier life.  A daemon that stops, is restarted or is
+ * killed leaves its runners running: they carry on alone (runner.c).
+ * proc_adopt(), at the start of the next daemon, reads the runs
+ * directory: each run file of this node becomes a proc again, told to
+ * the owner's handler as PE_ADOPTED (the one proc_adopt_handler() names
+ * for its id's prefix, else proc_init()'s), which takes it
+ * (proc_own()); an end found there is PE_ENDED at once; a run whose
+ * runner still holds its file is watched (PROBE_MS) until its end
+ * comes, and one whose runner died without an end is PE_LOST.  The
+ * directory is read again at each probe for ADOPT_WINDOW after the
+ * start, in case a runner of the earlier life took its file only after
+ * the first reading.
  */
 
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <paths.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,65 +72,117 @@
 #include "common.h"
 #include "daemon.h"
 
-#define KILL_GRACE	5000	/* ms from SIGTERM to SIGKILL */
-#define MAIL_TIMEOUT	600	/* s a mailer may run, then is killed */
+#define PROBE_MS	1000	/* runs of an earlier life looked at */
+#define ADOPT_WINDOW	10000	/* ms the directory is read again */
+#define RUNNER_NAME	"clustercron-runner"
+
+enum pstate {
+	P_QUEUED,	/* waiting for its turn to start */
+	P_SPAWNED,	/* its runner runs */
+	P_ADOPTED	/* of an earlier life: watched by its run file */
+};
 
 struct proc {
 	LIST_ENTRY(proc) p_entry;
-	struct spawn_job *p_sj;
-	void		*p_owner;	/* NULL: a mailer */
+	TAILQ_ENTRY(proc) p_qentry;	/* while P_QUEUED */
+	enum pstate	 p_state;
+	void		*p_owner;
 	void		(*p_handler)(const struct proc_event *, struct tick *);
 	const char	*p_who;		/* for the log: the owner */
-	const char	*p_what;	/* ... and the command */
-	char		*p_mailwho;	/* a mailer's copy of p_who */
-	uint32_t	 p_timeout;	/* s, 0: none */
+	char		 p_name[NAME_MAX + 1];	/* ID-FIRE-ATTEMPT */
+	pid_t		 p_runner;
+	pid_t		 p_pid;		/* the job's, once it exec'd */
+	int64_t		 p_start;	/* wall ms, handed over */
 	int64_t		 p_until;	/* monotonic ms: no exec after */
-	int		 p_eof;
-	int		 p_exited;
-	int		 p_wstatus;
-	int		 p_killed;	/* 1 TERM sent, 2 KILL sent */
-	struct mtimer	 p_timer;	/* timeout, then the kill's grace */
+	int		 p_fd;		/* the runner's socket, or -1 */
+	char		*p_out;		/* what is to be written to it */
+	size_t		 p_outlen;
+	size_t		 p_outoff;
+	char		 p_in[512];	/* what it said, not yet read */
+	size_t		 p_inlen;
+	int		 p_started;	/* RM_STARTED heard, or adopted */
+	int		 p_failed;	/* RM_FAILED heard: p_step, p_why */
+	int		 p_step;
+	char		 p_why[256];
+	char		*p_whocopy;	/* an adopted proc's owner */
+	int		 p_orphan;	/* its runner died, its job lives */
 };
 
 static LIST_HEAD(, proc) procs = LIST_HEAD_INITIALIZER(procs);
+static TAILQ_HEAD(, proc) queue = TAILQ_HEAD_INITIALIZER(queue);
 static size_t	 nprocs;		/* in the list */
-static size_t	 nstarting;		/* between fork and exec */
+static size_t	 nqueued;
+static size_t	 nadopted;
+static int64_t	 adopt_until;		/* monotonic ms: read the dir */
 static void	(*handler)(const struct proc_event *, struct tick *);
+/* The handlers of adopted runs by the prefix of their id. */
+#define ADOPTERS_MAX	4
+static struct {
+	const char	*a_prefix;
+	void		(*a_fn)(const struct proc_event *, struct tick *);
+} adopters[ADOPTERS_MAX];
+static size_t	 nadopters;
+static struct mtimer	 probe_t;
+/*
+ * The runs told to their owners from their run files, whose files stay
+ * until the store has their records (record.c deletes them): scan()
+ * must not take them for runs of an earlier life.
+ */
+static char	(*handed)[NAME_MAX + 1];
+static size_t	 nhanded, caphanded;
 
-static int	 settle(struct proc *, struct tick *);
-static void	 start_wait(struct tick *);
-static void	 start_timer(struct mtimer *, struct tick *);
-static void	 kill_timer(struct mtimer *, struct tick *);
-static void	 ended(struct proc *, struct tick *);
 static void	 deliver(struct proc *, struct proc_event *, struct tick *);
-static void	 proc_unlink(struct proc *);
 static void	 proc_destroy(struct proc *);
-
-/* The start bound of the procs still on their way to execve(). */
-static struct mtimer	 start_t = MTIMER_INIT(start_timer, NULL);
+static char	**runner_env(void);
+static int	 spawn_runner(struct proc *, char *, size_t);
+static void	 pump(struct proc *);
+static void	 hear(struct proc *, struct tick *);
+static void	 gone(struct proc *, struct tick *);
+static void	 ended(struct proc *, const char *, struct tick *);
+static int	 file_get(const char *, struct runfile *);
+static int	 held(const char *);
+static void	 path_of(const struct proc *, const char *, char *, size_t);
+static void	 send_msg(struct proc *, int, int64_t);
+static void	 probe(struct mtimer *, struct tick *);
+static void	 lost(struct proc *, const char *, struct tick *);
+static void	 scan(struct tick *);
+static struct proc *find(const char *);
+static void	 hand(const struct proc *, const char *);
+static int	 handed_has(const char *);
+static void	 handed_prune(void);
+static void	 adopt(const char *, const struct runfile *, int,
+		    struct tick *);
 
 void
 proc_init(void (*fn)(const struct proc_event *, struct tick *))
 {
 	handler = fn;
+	mtimer_init(&probe_t, probe, NULL);
 }
 
 static void
 deliver(struct proc *p, struct proc_event *ev, struct tick *tk)
 {
 	ev->pe_owner = p->p_owner;
-	ev->pe_pid = p->p_sj != NULL ? p->p_sj->sj_pid : 0;
+	ev->pe_proc = p;
+	if (ev->pe_pid == 0)
+		ev->pe_pid = p->p_pid;
+	ev->pe_start = p->p_start;
 	(p->p_handler != NULL ? p->p_handler : handler)(ev, tk);
 }
 
 /*
- * A proc has said its last: out of the list (and the count) before its
- * owner hears of it, freed after.
+ * A proc has said its last: out of the lists (and the counts) before
+ * its owner hears of it, freed after.
  */
 static void
 proc_unlink(struct proc *p)
 {
-	mtimer_del(&p->p_timer);
+	if (p->p_state == P_QUEUED) {
+		TAILQ_REMOVE(&queue, p, p_qentry);
+		nqueued--;
+	} else if (p->p_state == P_ADOPTED)
+		nadopted--;
 	LIST_REMOVE(p, p_entry);
 	nprocs--;
 }
@@ -121,337 +190,897 @@ proc_unlink(struct proc *p)
 static void
 proc_destroy(struct proc *p)
 {
-	spawn_free(p->p_sj);
-	free(p->p_mailwho);
+	if (p->p_fd != -1)
+		close(p->p_fd);
+	free(p->p_out);
+	free(p->p_whocopy);
 	free(p);
+}
+
+/* The path of the proc's run file with suffix (".run", ".end"). */
+static void
+path_of(const struct proc *p, const char *suffix, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s%s", D.d_conf.c_runsdir, p->p_name, suffix);
 }
 
 enum proc_start
 proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
-    int64_t *start, int64_t *late, char *why, size_t len)
+    char *why, size_t len)
 {
-	struct proc	*p;
-	struct spawn_err se;
-	struct spawn_req sr = *pr->pr_spawn;
+	const struct spawn_req	*sr = pr->pr_spawn;
+	const struct mail_req	*mr = pr->pr_mail;
+	struct runreq		 rq;
+	struct proc		*p;
+	int64_t			 cur, max;
 
 	*pp = NULL;
-	while (nstarting >= PROC_WINDOW)
-		start_wait(tk);
-	/*
-	 * A claimed fire starts within the lease it was claimed under;
-	 * the child looks once more just before its execve().  The time
-	 * is read again: the forks before this one took some.
-	 */
-	tick_read(tk);
-	sr.sr_until = pr->pr_until;
-	if (pr->pr_until != 0 && (*late = tk->tk_mono - pr->pr_until) >= 0)
-		return (PS_LATE);
-	/* Before the fork: a daemon stopped inside it started the job. */
-	*start = tk->tk_wall;
 	p = xcalloc(1, sizeof(*p));
-	if (spawn_launch(&sr, &p->p_sj, &se) == -1) {
-		strlcpy(why, se.se_msg, len);
+	p->p_fd = -1;
+	if (runfile_name(p->p_name, sizeof(p->p_name), pr->pr_id,
+	    pr->pr_fire, pr->pr_attempt, "") == -1) {
+		snprintf(why, len, "runs directory: %s", strerror(errno));
 		free(p);
 		return (PS_FAILED);
 	}
+	memset(&rq, 0, sizeof(rq));
+	rq.rq_id = (char *)pr->pr_id;
+	rq.rq_fire = pr->pr_fire;
+	rq.rq_attempt = pr->pr_attempt;
+	rq.rq_node = D.d_conf.c_node;
+	rq.rq_dir = D.d_conf.c_runsdir;
+	rq.rq_user = sr->sr_pw->pw_name;
+	rq.rq_uid = sr->sr_pw->pw_uid;
+	rq.rq_gid = sr->sr_pw->pw_gid;
+	rq.rq_home = sr->sr_pw->pw_dir;
+	rq.rq_cmd = (char *)sr->sr_cmd;
+	rq.rq_env = (char **)sr->sr_env;
+	rq.rq_input = (char *)sr->sr_input;
+	rq.rq_inputlen = sr->sr_inputlen;
+	rq.rq_title = (char *)sr->sr_title;
+	rq.rq_pam = (char *)sr->sr_pam;
+	rq.rq_outmax = sr->sr_outmax;
+	rq.rq_startms = sr->sr_startms;
+	rq.rq_until = pr->pr_until;
+	rq.rq_timeout = pr->pr_timeout;
+	rq.rq_nofile_cur = rq.rq_nofile_max = -1;
+	if (spawn_nofile_orig(&cur, &max)) {
+		rq.rq_nofile_cur = cur;
+		rq.rq_nofile_max = max;
+	}
+	rq.rq_log = D.d_logmode;
+	rq.rq_logfile = D.d_conf.c_log_file;
+	rq.rq_debug = D.d_debug;
+	rq.rq_what = (char *)pr->pr_what;
+	rq.rq_label = (char *)pr->pr_label;
+	if (mr != NULL) {
+		rq.rq_mailto = (char *)mr->mr_to;
+		rq.rq_mailfrom = (char *)mr->mr_from;
+		rq.rq_sendmail = (char *)mr->mr_sendmail;
+		rq.rq_fqdn = mr->mr_fqdn;
+		rq.rq_failsubj = mr->mr_failed;
+		rq.rq_subject = (char *)mr->mr_subject;
+		rq.rq_mailall = mr->mr_always;
+	}
+	/* The start: as the daemon counts it, when it hands it over. */
+	tick_read(tk);
+	rq.rq_start = p->p_start = tk->tk_wall;
+	if (runreq_encode(&rq, &p->p_out, &p->p_outlen) == -1) {
+		snprintf(why, len, "request: %s", strerror(errno));
+		free(p);
+		return (PS_FAILED);
+	}
+	p->p_state = P_QUEUED;
 	p->p_owner = pr->pr_owner;
 	p->p_handler = pr->pr_handler;
 	p->p_who = pr->pr_who;
-	p->p_what = pr->pr_what;
-	p->p_timeout = pr->pr_timeout;
 	p->p_until = pr->pr_until;
-	mtimer_init(&p->p_timer, kill_timer, p);
 	LIST_INSERT_HEAD(&procs, p, p_entry);
+	TAILQ_INSERT_TAIL(&queue, p, p_qentry);
 	nprocs++;
-	nstarting++;
-	if (p->p_timeout > 0)
-		mtimer_set(&p->p_timer, tk->tk_mono +
-		    (int64_t)p->p_timeout * 1000);
-	if (!mtimer_queued(&start_t))
-		mtimer_set(&start_t, p->p_sj->sj_startby);
+	nqueued++;
 	*pp = p;
-	return (PS_FORKED);
+	return (PS_QUEUED);
 }
 
 /*
- * Learn, without blocking, whether a proc has exec'd.  Returns 1 when
- * it has (its owner told, the first time), 0 when it cannot tell yet,
- * and -1 when it did not start: then its owner is told and the proc is
- * freed.
+ * The runner's environment, made once: TZ, for its log's times, and the
+ * variables of the tests' hooks (CLUSTERCRON_TEST_*), which only the
+ * runner built for the tests reads (tests/testbin).  Nothing else of
+ * the daemon's: the job's comes in the request.
  */
-static int
-settle(struct proc *p, struct tick *tk)
+static char **
+runner_env(void)
 {
-	struct proc_event	 ev;
-	struct spawn_err	 se;
-	int			 r;
-
-	if (p->p_sj->sj_started == 1)
-		return (1);
-	if ((r = spawn_started(p->p_sj, &se)) == 0)
-		return (0);
-	/* No start left to watch: no wake-up for nothing. */
-	if (--nstarting == 0)
-		mtimer_del(&start_t);
-	memset(&ev, 0, sizeof(ev));
-	if (r == 1) {
-		if (p->p_owner != NULL) {
-			ev.pe_kind = PE_STARTED;
-			deliver(p, &ev, tk);
-		}
-		return (1);
-	}
-	proc_unlink(p);
-	if (p->p_owner == NULL)
-		log_warnx("(%s) MAIL (sendmail did not start: %s)", p->p_who,
-		    se.se_msg);
-	else if (se.se_step == SPAWN_LATE) {
-		ev.pe_kind = PE_LATE;
-		tick_read(tk);
-		ev.pe_late = tk->tk_mono - p->p_until;
-		deliver(p, &ev, tk);
-	} else {
-		ev.pe_kind = PE_NOSTART;
-		ev.pe_why = se.se_msg;
-		deliver(p, &ev, tk);
-	}
-	proc_destroy(p);
-	return (-1);
-}
-
-/*
- * The start window is full: wait until at least one of the procs in it
- * has settled, or its start bound has passed.
- */
-static void
-start_wait(struct tick *tk)
-{
-	struct pollfd	*pfd;
-	struct proc	*p, **pp;
-	int64_t		 when = 0, left;
+	static char	**env;
+	extern char	**environ;
 	size_t		 i, n = 0;
 
-	pfd = xreallocarray(NULL, nstarting, sizeof(*pfd));
-	pp = xreallocarray(NULL, nstarting, sizeof(*pp));
-	LIST_FOREACH(p, &procs, p_entry) {
-		if (p->p_sj->sj_started != 0 || n == nstarting)
-			continue;
-		pfd[n].fd = p->p_sj->sj_st;
-		pfd[n].events = POLLIN;
-		pp[n++] = p;
-		if (when == 0 || p->p_sj->sj_startby < when)
-			when = p->p_sj->sj_startby;
-	}
-	tick_read(tk);
-	if ((left = when - tk->tk_mono) < 0)
-		left = 0;
-	if (n > 0 && poll(pfd, n, (int)left) == -1 && errno != EINTR)
-		fatal("poll");
-	tick_read(tk);
-	for (i = 0; i < n; i++)
-		if (pfd[i].revents != 0 ||
-		    pp[i]->p_sj->sj_startby <= tk->tk_mono)
-			(void)settle(pp[i], tk);
-	free(pfd);
-	free(pp);
-	if (n == 0)
-		nstarting = 0;		/* cannot happen; never spin */
+	if (env != NULL)
+		return (env);
+	for (i = 0; environ[i] != NULL; i++)
+		;
+	env = xcalloc(i + 1, sizeof(*env));
+	for (i = 0; environ[i] != NULL; i++)
+		if (strncmp(environ[i], "TZ=", 3) == 0 ||
+		    strncmp(environ[i], "CLUSTERCRON_TEST_", 17) == 0)
+			env[n++] = xstrdup(environ[i]);
+	return (env);
 }
 
 /*
- * The oldest start bound came: settle every start that is due, which
- * kills the children past their bound, and wait for the next bound.
+ * Exec the runner with the socket at descriptor 3, standard input and
+ * output on /dev/null and the daemon's standard error (where it logs in
+ * the foreground), in a session of its own, with default signals and
+ * an empty mask.  0, or -1 with why.
  */
-static void
-start_timer(struct mtimer *t, struct tick *tk)
+static int
+spawn_runner(struct proc *p, char *why, size_t len)
 {
-	struct proc	*p, *next;
-	int64_t		 when = 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t	 attr;
+	sigset_t		 all, none;
+	char			*argv[4];
+	int			 sv[2], fd, r;
+	short			 flags;
 
-	LIST_FOREACH_SAFE(p, &procs, p_entry, next) {
-		if (p->p_sj->sj_started != 0)
-			continue;
-		if (settle(p, tk) == 0 &&
-		    (when == 0 || p->p_sj->sj_startby < when))
-			when = p->p_sj->sj_startby;
-	}
-	if (when != 0)
-		mtimer_set(&start_t, when);
-}
-
-/* A proc's timer: its timeout, then the grace before SIGKILL. */
-static void
-kill_timer(struct mtimer *t, struct tick *tk)
-{
-	struct proc		*p = t->mt_arg;
-	struct proc_event	 ev;
-
-	if (p->p_killed == 0) {
-		if (p->p_owner == NULL)
-			log_warnx("(%s) MAIL (mailer still running after %us, "
-			    "killing it)", p->p_who, p->p_timeout);
-		else {
-			memset(&ev, 0, sizeof(ev));
-			ev.pe_kind = PE_TIMEOUT;
-			ev.pe_timeout = p->p_timeout;
-			deliver(p, &ev, tk);
-		}
-		spawn_kill(p->p_sj, SIGTERM);
-		p->p_killed = 1;
-		mtimer_set(&p->p_timer, tk->tk_mono + KILL_GRACE);
-	} else {
-		spawn_kill(p->p_sj, SIGKILL);
-		p->p_killed = 2;
-	}
-}
-
-/* A proc's output reached its end and it was reaped: it ended. */
-static void
-ended(struct proc *p, struct tick *tk)
-{
-	struct proc_event	 ev;
-	struct spawn_status	 ss;
-	char			 status[128];
-
-	proc_unlink(p);
-	if (p->p_owner == NULL) {
-		if (!WIFEXITED(p->p_wstatus) ||
-		    WEXITSTATUS(p->p_wstatus) != 0) {
-			spawn_status_decode(p->p_wstatus, &ss);
-			spawn_status_str(&ss, status, sizeof(status));
-			log_warnx("(%s) MAIL (mailer: %s)", p->p_who, status);
-		}
-		proc_destroy(p);
-		return;
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.pe_kind = PE_ENDED;
-	ev.pe_wstatus = p->p_wstatus;
-	ev.pe_out = &p->p_sj->sj_output;
-	deliver(p, &ev, tk);
-	proc_destroy(p);
-}
-
-/*
- * Mail output as mr says, for who: a mailer starts as a job does, but
- * does not wait for the start window: this may be proc_io() of another
- * proc, and start_wait() could free procs the loop has yet to visit.
- * A mailer is one more child, not a burst.  Returns 0, or -1 when it
- * could not be started (logged).
- */
-int
-proc_mail(const struct mail_req *mr, const struct outbuf *out,
-    const char *who, struct tick *tk)
-{
-	struct proc	*p;
-	char		 errbuf[256];
-
-	p = xcalloc(1, sizeof(*p));
-	if (mail_start(mr, out, &p->p_sj, errbuf, sizeof(errbuf)) == -1) {
-		log_warnx("(%s) MAIL (%s)", who, errbuf);
-		free(p);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		snprintf(why, len, "socketpair: %s", strerror(errno));
 		return (-1);
 	}
-	log_debug("(%s) MAIL (to %s, %llu bytes of output)", who, mr->mr_to,
-	    (unsigned long long)out->ob_total);
-	p->p_mailwho = xstrdup(who);
-	p->p_who = p->p_mailwho;
-	p->p_what = "(mail)";
-	p->p_timeout = MAIL_TIMEOUT;
-	mtimer_init(&p->p_timer, kill_timer, p);
-	LIST_INSERT_HEAD(&procs, p, p_entry);
-	nprocs++;
-	/* Its start is learnt as a job's is (settle()). */
-	nstarting++;
-	if (!mtimer_queued(&start_t))
-		mtimer_set(&start_t, p->p_sj->sj_startby);
-	mtimer_set(&p->p_timer, tk->tk_mono + (int64_t)MAIL_TIMEOUT * 1000);
+	/* Not at 3 already: dup2() onto itself would keep close-on-exec. */
+	if (sv[1] == 3) {
+		if ((fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 4)) == -1) {
+			snprintf(why, len, "fcntl: %s", strerror(errno));
+			close(sv[0]);
+			close(sv[1]);
+			return (-1);
+		}
+		close(sv[1]);
+		sv[1] = fd;
+	}
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1) {
+		snprintf(why, len, "fcntl: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return (-1);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, _PATH_DEVNULL,
+	    O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, _PATH_DEVNULL,
+	    O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+#endif
+	posix_spawnattr_init(&attr);
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+	flags |= POSIX_SPAWN_SETSID;
+#endif
+	posix_spawnattr_setflags(&attr, flags);
+	argv[0] = (char *)RUNNER_NAME;
+	argv[1] = (char *)p->p_who;
+	argv[2] = p->p_name;
+	argv[3] = NULL;
+	r = posix_spawn(&p->p_runner, D.d_conf.c_runner, &fa, &attr, argv,
+	    runner_env());
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(sv[1]);
+	if (r != 0) {
+		snprintf(why, len, "runner %s: %s", D.d_conf.c_runner,
+		    strerror(r));
+		close(sv[0]);
+		return (-1);
+	}
+	p->p_fd = sv[0];
 	return (0);
 }
 
-/* The descriptors of every proc. */
+/*
+ * Start the runners of queued procs, in the order they came: at most
+ * PROC_TURN of them, and none after PROC_TURN_MS (an exec takes a few
+ * ms on a busy machine), so that the loop is back at its signals and
+ * sockets within a fraction of a second.
+ */
+void
+proc_run(struct tick *tk)
+{
+	struct proc_event	 ev;
+	struct proc		*p;
+	char			 why[300];
+	int64_t			 t0;
+	int			 n;
+
+	tick_read(tk);
+	t0 = tk->tk_mono;
+	for (n = 0; n < PROC_TURN && (p = TAILQ_FIRST(&queue)) != NULL &&
+	    (n == 0 || tk->tk_mono - t0 < PROC_TURN_MS); n++, tick_read(tk)) {
+		TAILQ_REMOVE(&queue, p, p_qentry);
+		nqueued--;
+		memset(&ev, 0, sizeof(ev));
+		if (p->p_until != 0 && tk->tk_mono >= p->p_until) {
+			p->p_state = P_SPAWNED;
+			proc_unlink(p);
+			ev.pe_kind = PE_LATE;
+			ev.pe_late = tk->tk_mono - p->p_until;
+			deliver(p, &ev, tk);
+			proc_destroy(p);
+			continue;
+		}
+		if (spawn_runner(p, why, sizeof(why)) == -1) {
+			p->p_state = P_SPAWNED;
+			proc_unlink(p);
+			ev.pe_kind = PE_NOSTART;
+			ev.pe_why = why;
+			deliver(p, &ev, tk);
+			proc_destroy(p);
+			continue;
+		}
+		p->p_state = P_SPAWNED;
+		pump(p);
+	}
+	if (n > 0)
+		log_debug("(CRON) RUNNERS (%d runs taken in %lld ms, %zu wait)",
+		    n, (long long)(tk->tk_mono - t0), nqueued);
+}
+
+/* Write what waits for the runner, as far as its socket takes it. */
+static void
+pump(struct proc *p)
+{
+	ssize_t	 n;
+
+	while (p->p_out != NULL && p->p_fd != -1) {
+		n = send(p->p_fd, p->p_out + p->p_outoff,
+		    p->p_outlen - p->p_outoff, MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			/* Gone: its end of file says the rest. */
+			break;
+		}
+		p->p_outoff += (size_t)n;
+		if (p->p_outoff < p->p_outlen)
+			continue;
+		break;
+	}
+	free(p->p_out);
+	p->p_out = NULL;
+	p->p_outlen = p->p_outoff = 0;
+}
+
+/* A message for the runner, after whatever waits. */
+static void
+send_msg(struct proc *p, int kind, int64_t num)
+{
+	struct runmsg	 rm;
+	char		*buf, *nb;
+	size_t		 len;
+
+	if (p->p_fd == -1)
+		return;
+	memset(&rm, 0, sizeof(rm));
+	rm.rm_kind = kind;
+	rm.rm_num = num;
+	if (runmsg_encode(&rm, &buf, &len) == -1)
+		return;
+	if (p->p_out == NULL) {
+		p->p_out = buf;
+		p->p_outlen = len;
+		p->p_outoff = 0;
+	} else {
+		nb = xreallocarray(p->p_out, p->p_outlen + len, 1);
+		memcpy(nb + p->p_outlen, buf, len);
+		p->p_out = nb;
+		p->p_outlen += len;
+		free(buf);
+	}
+	pump(p);
+}
+
+/*
+ * What the runner said: its messages, or its end of file.  May free the
+ * proc.
+ */
+static void
+hear(struct proc *p, struct tick *tk)
+{
+	struct proc_event	 ev;
+	struct runmsg		 rm;
+	size_t			 flen = 0;
+	ssize_t			 n;
+	int			 r;
+
+	n = read(p->p_fd, p->p_in + p->p_inlen, sizeof(p->p_in) - p->p_inlen);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		gone(p, tk);
+		return;
+	}
+	p->p_inlen += (size_t)n;
+	while ((r = runrec_framed(p->p_in, p->p_inlen, &flen)) == 1) {
+		if (runmsg_decode(p->p_in, flen, &rm) == 0) {
+			memset(&ev, 0, sizeof(ev));
+			switch (rm.rm_kind) {
+			case RM_STARTED:
+				p->p_started = 1;
+				p->p_pid = (pid_t)rm.rm_num;
+				ev.pe_kind = PE_STARTED;
+				deliver(p, &ev, tk);
+				break;
+			case RM_TIMEOUT:
+				ev.pe_kind = PE_TIMEOUT;
+				ev.pe_timeout = (uint32_t)rm.rm_num;
+				deliver(p, &ev, tk);
+				break;
+			case RM_FAILED:
+				p->p_failed = 1;
+				p->p_step = (int)rm.rm_num;
+				strlcpy(p->p_why, rm.rm_why, sizeof(p->p_why));
+				break;
+			default:
+				break;
+			}
+		}
+		memmove(p->p_in, p->p_in + flen, p->p_inlen - flen);
+		p->p_inlen -= flen;
+	}
+	if (r == -1 || p->p_inlen == sizeof(p->p_in)) {
+		log_warnx("(%s) ERROR (runner %ld: garbled words)", p->p_who,
+		    (long)p->p_runner);
+		gone(p, tk);
+	}
+}
+
+/*
+ * The runner closed its socket: it is done with the job, or died, or
+ * (garbled words) no longer listens.  Its run file says which.
+ */
+static void
+gone(struct proc *p, struct tick *tk)
+{
+	struct proc_event	 ev;
+	char			 path[PATH_MAX];
+
+	close(p->p_fd);
+	p->p_fd = -1;
+	free(p->p_out);
+	p->p_out = NULL;
+	path_of(p, ".end", path, sizeof(path));
+	if (access(path, F_OK) == 0) {
+		ended(p, path, tk);
+		return;
+	}
+	memset(&ev, 0, sizeof(ev));
+	if (p->p_failed && p->p_step == SPAWN_LATE) {
+		proc_unlink(p);
+		ev.pe_kind = PE_LATE;
+		tick_read(tk);
+		ev.pe_late = p->p_until != 0 ? tk->tk_mono - p->p_until : 0;
+		deliver(p, &ev, tk);
+		proc_destroy(p);
+		return;
+	}
+	if (!p->p_started) {
+		proc_unlink(p);
+		ev.pe_kind = PE_NOSTART;
+		ev.pe_why = p->p_failed ? p->p_why :
+		    "the runner ended before the job started";
+		deliver(p, &ev, tk);
+		proc_destroy(p);
+		return;
+	}
+	path_of(p, ".run", path, sizeof(path));
+	if (held(path) == 1) {
+		/* The runner lives on without its socket: watch its file. */
+		p->p_state = P_ADOPTED;
+		nadopted++;
+		if (!mtimer_queued(&probe_t))
+			mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+		return;
+	}
+	p->p_state = P_ADOPTED;
+	nadopted++;
+	lost(p, path, tk);
+}
+
+/*
+ * The runner of p died before it wrote the end (its run file, at path,
+ * unlocked and not renamed): the run is lost, its end unknown.  While
+ * the job's process lives on without its runner, the run stays in
+ * flight, watched (probe()), and is lost only once that process is
+ * gone: a rerun of a lost run (CLUSTERCRON_LOST=rerun) must not overlap
+ * it.  p is P_ADOPTED; it may be freed.
+ */
+static void
+lost(struct proc *p, const char *path, struct tick *tk)
+{
+	struct proc_event	 ev;
+
+	if (p->p_pid > 0 && spawn_alive(p->p_pid, p->p_start)) {
+		if (!p->p_orphan)
+			log_info("(%s) ERROR (the runner of %s died; its job, "
+			    "pid %ld, runs on: lost once it ends)", p->p_who,
+			    p->p_name, (long)p->p_pid);
+		p->p_orphan = 1;
+		if (!mtimer_queued(&probe_t))
+			mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+		return;
+	}
+	proc_unlink(p);
+	memset(&ev, 0, sizeof(ev));
+	ev.pe_kind = PE_LOST;
+	ev.pe_spool = access(path, F_OK) == 0 ? path : NULL;
+	deliver(p, &ev, tk);
+	hand(p, path);
+	proc_destroy(p);
+}
+
+/* The proc's end is in the run file at path: tell its owner. */
+static void
+ended(struct proc *p, const char *path, struct tick *tk)
+{
+	struct proc_event	 ev;
+	struct runfile		 rf;
+
+	proc_unlink(p);
+	memset(&ev, 0, sizeof(ev));
+	if (file_get(path, &rf) == -1) {
+		log_warn("(%s) ERROR (%s)", p->p_who, path);
+		ev.pe_kind = p->p_started ? PE_LOST : PE_NOSTART;
+		ev.pe_why = "its end could not be read";
+		deliver(p, &ev, tk);
+		proc_destroy(p);
+		return;
+	}
+	ev.pe_spool = path;
+	if (rf.rf_kind == RUNF_FAILED) {
+		ev.pe_kind = PE_NOSTART;
+		ev.pe_why = rf.rf_why != NULL ? rf.rf_why : "unknown";
+	} else {
+		ev.pe_kind = PE_ENDED;
+		ev.pe_pid = rf.rf_pid;
+		ev.pe_wstatus = rf.rf_wstatus;
+		ev.pe_end = rf.rf_end;
+		ev.pe_out = &rf.rf_out;
+	}
+	deliver(p, &ev, tk);
+	hand(p, path);
+	runfile_free(&rf);
+	proc_destroy(p);
+}
+
+/*
+ * p was told from its run file at path: kept while the file stays, as
+ * long as scan() reads the directory (ADOPT_WINDOW after the start).
+ */
+static void
+hand(const struct proc *p, const char *path)
+{
+	if (adopt_until == 0 || access(path, F_OK) == -1)
+		return;
+	if (nhanded == caphanded) {
+		caphanded = caphanded == 0 ? 16 : caphanded * 2;
+		handed = xreallocarray(handed, caphanded, sizeof(*handed));
+	}
+	strlcpy(handed[nhanded++], p->p_name, sizeof(handed[0]));
+}
+
+static int
+handed_has(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < nhanded; i++)
+		if (strcmp(handed[i], name) == 0)
+			return (1);
+	return (0);
+}
+
+/* Forget the runs whose files the record took away. */
+static void
+handed_prune(void)
+{
+	char	 path[PATH_MAX];
+	size_t	 i, k;
+
+	for (i = k = 0; i < nhanded; i++) {
+		snprintf(path, sizeof(path), "%s/%s.run", D.d_conf.c_runsdir,
+		    handed[i]);
+		if (access(path, F_OK) == -1) {
+			snprintf(path, sizeof(path), "%s/%s.end",
+			    D.d_conf.c_runsdir, handed[i]);
+			if (access(path, F_OK) == -1)
+				continue;
+		}
+		if (k != i)
+			memcpy(handed[k], handed[i], sizeof(handed[0]));
+		k++;
+	}
+	nhanded = k;
+}
+
+/* Read and decode a run file: 0, or -1 with errno. */
+static int
+file_get(const char *path, struct runfile *rf)
+{
+	char	*buf;
+	size_t	 len;
+	int	 r, saved;
+
+	memset(rf, 0, sizeof(*rf));
+	if (file_read(path, RUNREC_MAX, &buf, &len) == -1)
+		return (-1);
+	r = runfile_decode(buf, len, rf);
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return (r);
+}
+
+/*
+ * Whether a runner holds the run file at path: 1 it does, 0 it does
+ * not (none does, or there is no such file), -1 cannot tell.
+ */
+static int
+held(const char *path)
+{
+	int	 fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY)) == -1)
+		return (errno == ENOENT ? 0 : -1);
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		r = 0;
+	else
+		r = errno == EWOULDBLOCK ? 1 : -1;
+	close(fd);
+	return (r);
+}
+
+/* The socket of a proc has news, or room (once per proc and turn). */
+void
+proc_io(struct proc *p, short revents, struct tick *tk)
+{
+	if (p->p_fd == -1)
+		return;
+	if (revents & POLLOUT)
+		pump(p);
+	if (revents & (POLLIN | POLLHUP | POLLERR))
+		hear(p, tk);
+}
+
+/* The descriptors of every proc: one socket each. */
 void
 proc_pollfds(struct pollfd *pfd, size_t *np, size_t cap, struct proc **pp)
 {
 	struct proc	*p;
 	size_t		 n = *np;
-	int		 k, i;
 
 	LIST_FOREACH(p, &procs, p_entry) {
-		if (p->p_eof)
+		if (p->p_fd == -1)
 			continue;
-		if (n + SPAWN_NPOLLFD > cap)
+		if (n == cap)
 			break;
-		k = spawn_pollfds(p->p_sj, &pfd[n]);
-		for (i = 0; i < k; i++)
-			pp[n + i] = p;
-		n += (size_t)k;
+		pfd[n].fd = p->p_fd;
+		pfd[n].events = POLLIN | (p->p_out != NULL ? POLLOUT : 0);
+		pfd[n].revents = 0;
+		pp[n++] = p;
 	}
 	*np = n;
 }
 
 /*
- * Output or input is ready for a proc, or its status pipe (which may
- * free the proc: call this once per proc and turn).
+ * SIGCHLD: reap every child.  The daemon's children are runners, whose
+ * news comes on their sockets; their statuses say nothing more.
  */
-void
-proc_io(struct proc *p, short revents, struct tick *tk)
-{
-	int	 r;
-
-	if (p->p_eof)
-		return;
-	if (settle(p, tk) == -1)
-		return;
-	r = spawn_io(p->p_sj);
-	if (r == 0)
-		return;
-	if (r == -1)
-		log_warn("(%s) ERROR (reading the output of %s)", p->p_who,
-		    p->p_what);
-	p->p_eof = 1;
-	if (p->p_exited)
-		ended(p, tk);
-}
-
-/* SIGCHLD: reap every child and end the procs that are done. */
 void
 proc_reap(struct tick *tk)
 {
-	struct proc	*p;
-	pid_t		 pid;
-	int		 status;
+	int	 status;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		LIST_FOREACH(p, &procs, p_entry)
-			if (p->p_sj->sj_pid == pid)
-				break;
-		if (p == NULL)
-			continue;
-		spawn_exited(p->p_sj, status);
-		/* Dead, it has said whether it started. */
-		if (settle(p, tk) == -1)
-			continue;
-		p->p_exited = 1;
-		p->p_wstatus = status;
-		if (p->p_eof)
-			ended(p, tk);
-	}
+	while (waitpid(-1, &status, WNOHANG) > 0)
+		;
 }
 
-/* Send sig to every proc's process group. */
+/*
+ * Send sig to every job: through its runner, or for a run of an earlier
+ * life, whose runner has no socket to this daemon, to the job's process
+ * group while its run file says it runs.
+ */
 void
 proc_killall(int sig)
 {
+	struct runfile	 rf;
 	struct proc	*p;
+	char		 path[PATH_MAX];
 
-	LIST_FOREACH(p, &procs, p_entry)
-		spawn_kill(p->p_sj, sig);
+	LIST_FOREACH(p, &procs, p_entry) {
+		if (p->p_state == P_SPAWNED)
+			send_msg(p, RM_KILL, sig);
+		else if (p->p_state == P_ADOPTED && p->p_pid > 0) {
+			path_of(p, ".run", path, sizeof(path));
+			if (held(path) == 1 && file_get(path, &rf) == 0) {
+				if (rf.rf_kind == RUNF_RUNNING &&
+				    rf.rf_pid == p->p_pid)
+					(void)kill(-p->p_pid, sig);
+				runfile_free(&rf);
+			}
+		}
+	}
 }
 
-/* Attempts and mailers in flight. */
+/* Attempts in flight: queued, under a runner, or of an earlier life. */
 size_t
 proc_count(void)
 {
 	return (nprocs);
+}
+
+/* Attempts waiting for their turn to start. */
+size_t
+proc_queued(void)
+{
+	return (nqueued);
+}
+
+/* The owner of an adopted proc, from the handler of PE_ADOPTED. */
+void
+proc_own(struct proc *p, void *owner)
+{
+	p->p_owner = owner;
+}
+
+/*
+ * The handler of the runs of an earlier life whose id starts with
+ * prefix (atrun.c's one-shot attempts, "at:"): their PE_ADOPTED and
+ * later events go to fn rather than to proc_init()'s.
+ */
+void
+proc_adopt_handler(const char *prefix,
+    void (*fn)(const struct proc_event *, struct tick *))
+{
+	if (nadopters == ADOPTERS_MAX)
+		fatalx("proc_adopt_handler: too many");
+	adopters[nadopters].a_prefix = prefix;
+	adopters[nadopters++].a_fn = fn;
+}
+
+/* Whether a proc in flight (adopted ones too) is run (id, fire, attempt). */
+int
+proc_holds(const char *id, time_t fire, int attempt)
+{
+	char	 name[NAME_MAX + 1];
+
+	if (runfile_name(name, sizeof(name), id, (int64_t)fire, attempt,
+	    "") == -1)
+		return (0);
+	return (find(name) != NULL);
+}
+
+/* The proc in flight whose run file is name, or NULL. */
+static struct proc *
+find(const char *name)
+{
+	struct proc	*p;
+
+	LIST_FOREACH(p, &procs, p_entry)
+		if (strcmp(p->p_name, name) == 0)
+			return (p);
+	return (NULL);
+}
+
+/*
+ * A run of an earlier life, named name (without suffix), whose file
+ * says rf: a proc again, told to the handler, which owns it.  With
+ * live unset its runner is gone: the run has ended (rf's end) or is
+ * lost.
+ */
+static void
+adopt(const char *name, const struct runfile *rf, int live, struct tick *tk)
+{
+	struct proc_event	 ev;
+	struct proc		*p;
+	char			 path[PATH_MAX];
+	size_t			 i;
+
+	p = xcalloc(1, sizeof(*p));
+	p->p_fd = -1;
+	strlcpy(p->p_name, name, sizeof(p->p_name));
+	p->p_state = P_ADOPTED;
+	p->p_whocopy = xstrdup(rf->rf_user != NULL ? rf->rf_user : "CRON");
+	p->p_who = p->p_whocopy;
+	p->p_pid = rf->rf_pid;
+	p->p_start = rf->rf_start;
+	p->p_started = 1;
+	LIST_INSERT_HEAD(&procs, p, p_entry);
+	nprocs++;
+	nadopted++;
+	for (i = 0; i < nadopters; i++)
+		if (rf->rf_id != NULL && strncmp(rf->rf_id,
+		    adopters[i].a_prefix, strlen(adopters[i].a_prefix)) == 0) {
+			p->p_handler = adopters[i].a_fn;
+			break;
+		}
+	memset(&ev, 0, sizeof(ev));
+	ev.pe_kind = PE_ADOPTED;
+	ev.pe_run = rf;
+	deliver(p, &ev, tk);
+	if (p->p_owner == NULL) {
+		/* Not taken: left to the next life. */
+		proc_unlink(p);
+		proc_destroy(p);
+		return;
+	}
+	if (rf->rf_kind != RUNF_RUNNING) {
+		path_of(p, ".end", path, sizeof(path));
+		ended(p, path, tk);
+		return;
+	}
+	if (!live) {
+		path_of(p, ".run", path, sizeof(path));
+		lost(p, path, tk);
+		return;
+	}
+	if (!mtimer_queued(&probe_t))
+		mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+}
+
+/*
+ * Read the runs directory for the runs of an earlier life of this node
+ * that no proc holds yet: ended, running, or lost.
+ */
+static void
+scan(struct tick *tk)
+{
+	struct runfile	 rf;
+	struct dirent	*de;
+	DIR		*dir;
+	char		 name[NAME_MAX + 1], path[PATH_MAX];
+	size_t		 len;
+	int		 live, end;
+
+	handed_prune();
+	if ((dir = opendir(D.d_conf.c_runsdir)) == NULL) {
+		if (errno != ENOENT)
+			log_warn("(CRON) ERROR (%s)", D.d_conf.c_runsdir);
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= 4 || de->d_name[0] == '.')
+			continue;
+		end = strcmp(de->d_name + len - 4, ".end") == 0;
+		if (!end && strcmp(de->d_name + len - 4, ".run") != 0)
+			continue;
+		memcpy(name, de->d_name, len - 4);
+		name[len - 4] = '\0';
+		if (find(name) != NULL || handed_has(name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", D.d_conf.c_runsdir,
+		    de->d_name);
+		live = 0;
+		if (!end && (live = held(path)) == -1)
+			continue;
+		if (file_get(path, &rf) == -1) {
+			/*
+			 * A runner's file half written when it died, or not
+			 * a run file at all: of no use to anyone.
+			 */
+			if (errno == ENOENT || live)
+				continue;
+			log_warnx("(CRON) ERROR (%s: not a run file, "
+			    "removed)", path);
+			(void)unlink(path);
+			continue;
+		}
+		if (strcmp(rf.rf_node, D.d_conf.c_node) != 0) {
+			log_warnx("(CRON) ERROR (%s: a run of node %s, not "
+			    "this one: left alone)", path, rf.rf_node);
+			runfile_free(&rf);
+			continue;
+		}
+		/* A runner that died before its job exec'd started none. */
+		if (!end && !live && rf.rf_pid == 0) {
+			(void)unlink(path);
+			runfile_free(&rf);
+			continue;
+		}
+		adopt(name, &rf, live, tk);
+		runfile_free(&rf);
+	}
+	closedir(dir);
+}
+
+/*
+ * At the start of a daemon: the runs of its earlier lives (see the
+ * comment at the top).
+ */
+void
+proc_adopt(struct tick *tk)
+{
+	adopt_until = tk->tk_mono + ADOPT_WINDOW;
+	scan(tk);
+	if (!mtimer_queued(&probe_t))
+		mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+}
+
+/*
+ * Look at the runs of an earlier life: an end written is told, a runner
+ * gone without one is a run lost.
+ */
+static void
+probe(struct mtimer *t, struct tick *tk)
+{
+	struct proc		*p, *next;
+	char			 path[PATH_MAX];
+
+	LIST_FOREACH_SAFE(p, &procs, p_entry, next) {
+		if (p->p_state != P_ADOPTED)
+			continue;
+		if (p->p_orphan) {
+			path_of(p, ".run", path, sizeof(path));
+			lost(p, path, tk);
+			continue;
+		}
+		path_of(p, ".end", path, sizeof(path));
+		if (access(path, F_OK) == 0) {
+			ended(p, path, tk);
+			continue;
+		}
+		path_of(p, ".run", path, sizeof(path));
+		if (held(path) != 0)
+			continue;
+		/* Renamed between the two looks? */
+		path_of(p, ".end", path, sizeof(path));
+		if (access(path, F_OK) == 0) {
+			ended(p, path, tk);
+			continue;
+		}
+		path_of(p, ".run", path, sizeof(path));
+		lost(p, path, tk);
+	}
+	if (tk->tk_mono < adopt_until)
+		scan(tk);
+	else if (adopt_until != 0) {
+		/* The window is over: scan() reads no more. */
+		adopt_until = 0;
+		free(handed);
+		handed = NULL;
+		nhanded = caphanded = 0;
+	}
+	if (nadopted > 0 || adopt_until != 0)
+		mtimer_set(&probe_t, tk->tk_mono + PROBE_MS);
+}
+
+/* The daemon exits: what is left is the runners' (and the next life's). */
+void
+proc_free(void)
+{
+	struct proc	*p;
+
+	mtimer_del(&probe_t);
+	while ((p = LIST_FIRST(&procs)) != NULL) {
+		if (p->p_state == P_QUEUED) {
+			TAILQ_REMOVE(&queue, p, p_qentry);
+			nqueued--;
+		}
+		LIST_REMOVE(p, p_entry);
+		nprocs--;
+		proc_destroy(p);
+	}
+	nadopted = 0;
+	free(handed);
+	handed = NULL;
+	nhanded = caphanded = 0;
 }

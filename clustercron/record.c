@@ -20,9 +20,11 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -62,7 +64,7 @@ static int64_t		 trimmed;	/* last trim, monotonic ms */
  * for it to answer something else (SQLite's is tried again every
  * PENDING_RETRY); a run's end never waits on it.
  */
-enum pending_kind { PK_RUN, PK_END, PK_FAIL };
+enum pending_kind { PK_RUN, PK_END, PK_FAIL, PK_LOST };
 struct pending {
 	TAILQ_ENTRY(pending) p_entry;
 	enum pending_kind p_kind;
@@ -77,6 +79,7 @@ struct pending {
 	int		 p_wstatus;
 	char		*p_out;		/* output's head, or why */
 	size_t		 p_outtotal;	/* bytes the run wrote */
+	char		*p_spool;	/* its run file, or NULL */
 };
 static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
 static size_t		 npending;
@@ -88,8 +91,11 @@ static int64_t		 pending_tried;	/* monotonic ms */
 
 static void	 pending_add(int, const char *, time_t, int, pid_t, int64_t,
 		    int64_t, int64_t, int, const struct outbuf *,
-		    const char *, int);
+		    const char *, int, const char *);
 static void	 pending_free(struct pending *);
+static void	 pending_done(struct pending *);
+static void	 spool_done(const char *);
+static int	 lost_mark(struct pending *, struct store_error *);
 static int	 pending_batch(size_t, size_t *, size_t *, const char **,
 		    struct store_error *);
 static int	 pending_flush(int, struct tick *);
@@ -126,20 +132,36 @@ record_runid(const struct rec *r)
  */
 void
 record_end(struct rec *r, int64_t end, int wstatus, const struct outbuf *out,
-    struct tick *tk)
+    const char *spool, struct tick *tk)
 {
 	if (r->r_queued) {
 		TAILQ_REMOVE(&starts, r, r_entry);
 		nstarts--;
 		pending_add(PK_RUN, r->r_id, r->r_fire, r->r_attempt,
 		    r->r_pid, r->r_start, 0, end, wstatus, out, NULL,
-		    !gate_store_up());
+		    !gate_store_up(), spool);
 	} else if (r->r_runid != 0)
 		pending_add(PK_END, r->r_id, r->r_fire, r->r_attempt,
 		    r->r_pid, r->r_start, r->r_runid, end, wstatus, out, NULL,
-		    !gate_store_up());
+		    !gate_store_up(), spool);
 	free(r);
 	history_trim(tk);
+}
+
+/*
+ * The attempt of r will never say how it ended (its runner died): the
+ * run is marked lost, its start recorded first when it is not in yet.
+ */
+void
+record_lost(struct rec *r, const char *spool, struct tick *tk)
+{
+	if (r->r_queued) {
+		TAILQ_REMOVE(&starts, r, r_entry);
+		nstarts--;
+	}
+	pending_add(PK_LOST, r->r_id, r->r_fire, r->r_attempt, r->r_pid,
+	    r->r_start, r->r_runid, 0, 0, NULL, NULL, !gate_store_up(), spool);
+	free(r);
 }
 
 /*
@@ -149,16 +171,27 @@ record_end(struct rec *r, int64_t end, int wstatus, const struct outbuf *out,
  */
 void
 record_fail(const char *id, time_t fire, int attempt, const char *why,
-    int64_t when)
+    int64_t when, const char *spool)
 {
 	struct store_error	 se;
 
 	if (gate_store_up() && store_run_fail(D.d_st, id, fire, attempt,
-	    when, why, &se) == 0)
+	    when, why, &se) == 0) {
+		spool_done(spool);
 		return;
+	}
 	if (gate_store_up())
 		gate_store_failed("recording a run that did not start", &se);
-	pending_add(PK_FAIL, id, fire, attempt, 0, when, 0, 0, 0, NULL, why, 1);
+	pending_add(PK_FAIL, id, fire, attempt, 0, when, 0, 0, 0, NULL, why, 1,
+	    spool);
+}
+
+/* The store has what the run file at path says: it goes. */
+static void
+spool_done(const char *path)
+{
+	if (path != NULL && unlink(path) == -1 && errno != ENOENT)
+		log_warn("(CRON) ERROR (%s)", path);
 }
 
 /* A fire not started, missed or skipped: noted now. */
@@ -178,13 +211,14 @@ record_note(const char *id, time_t fire, enum store_run_state state,
 /*
  * Keep a record for the end of the turn, or for when the store answers
  * again (late set: it could not take it now): kind PK_RUN (a start and
- * its end), PK_END (the end of run runid) or PK_FAIL (the attempt did
- * not start, for the reason why, at start).
+ * its end), PK_END (the end of run runid), PK_FAIL (the attempt did
+ * not start, for the reason why, at start) or PK_LOST (the run, runid
+ * or not yet in, is lost); spool, the run file it comes from.
  */
 static void
 pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
     int64_t start, int64_t runid, int64_t end, int wstatus,
-    const struct outbuf *ob, const char *why, int late)
+    const struct outbuf *ob, const char *why, int late, const char *spool)
 {
 	struct pending		*p;
 
@@ -200,9 +234,14 @@ pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
 	p->p_fire = fire;
 	p->p_attempt = attempt;
 	p->p_start = start;
+	if (spool != NULL)
+		p->p_spool = xstrdup(spool);
 	if (kind == PK_FAIL) {
 		p->p_out = xstrdup(why);
 		p->p_outtotal = strlen(why);
+	} else if (kind == PK_LOST) {
+		p->p_pid = (int)pid;
+		p->p_runid = runid;
 	} else {
 		p->p_pid = (int)pid;
 		p->p_runid = runid;
@@ -218,14 +257,42 @@ pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
 	npending++;
 }
 
-/* Take a record off the queue and free it. */
+/*
+ * Take a record off the queue and free it; its run file stays, for a
+ * later life of the daemon.
+ */
 static void
 pending_free(struct pending *p)
 {
 	TAILQ_REMOVE(&pendings, p, p_entry);
 	free(p->p_out);
+	free(p->p_spool);
 	free(p);
 	npending--;
+}
+
+/* A record the store took: its run file goes with it. */
+static void
+pending_done(struct pending *p)
+{
+	spool_done(p->p_spool);
+	pending_free(p);
+}
+
+/*
+ * Mark a run lost: its start first when it is not in the store yet (as
+ * a record of the same attempt, this node's, which finds the row a
+ * start or the claim made before).  0, or -1 with *se.
+ */
+static int
+lost_mark(struct pending *p, struct store_error *se)
+{
+	int	 marked;
+
+	if (p->p_runid == 0 && store_run_start(D.d_st, p->p_id, p->p_fire,
+	    p->p_attempt, p->p_pid, p->p_start, &p->p_runid, se) == -1)
+		return (-1);
+	return (store_run_lost(D.d_st, p->p_runid, &marked, se));
 }
 
 /*
@@ -250,7 +317,7 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 	size_t				 i, k = 0, ne = 0, ns = 0;
 
 	TAILQ_FOREACH(p, &pendings, p_entry) {
-		if (p->p_kind == PK_FAIL || k == max)
+		if (p->p_kind == PK_FAIL || p->p_kind == PK_LOST || k == max)
 			break;
 		if (k == cap) {
 			cap = cap == 0 ? 64 : cap * 2;
@@ -279,7 +346,7 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 		return (-1);
 	for (i = 0; i < ne; i++) {
 		*late += pe[i]->p_late;
-		pending_free(pe[i]);
+		pending_done(pe[i]);
 	}
 	*n += ne;
 	if (ns == 0)
@@ -311,7 +378,7 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 		return (-1);
 	for (i = 0; i < ns; i++) {
 		*late += ps[i]->p_late;
-		pending_free(ps[i]);
+		pending_done(ps[i]);
 	}
 	*n += ns;
 	return (0);
@@ -321,8 +388,10 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
  * Write the records kept, oldest first: at once when the store is known
  * to answer or with force set, otherwise (SQLite) at most every
  * PENDING_RETRY; the first success says the store is back.  Runs go in
- * batches (pending_batch()), a failed start alone.  Returns -1, keeping
- * what is left, when the store failed or was not tried.
+ * batches (pending_batch()), a failed start or a lost run alone; at most
+ * RECORD_TURN runs a call unless forced, so that a backlog does not hold
+ * up a turn of the loop (record_busy() says there is more).  Returns
+ * -1, keeping what is left, when the store failed or was not tried.
  */
 static int
 pending_flush(int force, struct tick *tk)
@@ -348,13 +417,20 @@ pending_flush(int force, struct tick *tk)
 		return (-1);
 	pending_tried = now;
 	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
-		if (p->p_kind == PK_FAIL) {
-			what = "recording a run that did not start";
-			if (store_run_fail(D.d_st, p->p_id, p->p_fire,
-			    p->p_attempt, p->p_start, p->p_out, &se) == -1)
+		if (!force && n >= RECORD_TURN) {
+			p = NULL;
+			break;
+		}
+		if (p->p_kind == PK_FAIL || p->p_kind == PK_LOST) {
+			what = p->p_kind == PK_FAIL ?
+			    "recording a run that did not start" :
+			    "marking a run lost";
+			if ((p->p_kind == PK_FAIL ? store_run_fail(D.d_st,
+			    p->p_id, p->p_fire, p->p_attempt, p->p_start,
+			    p->p_out, &se) : lost_mark(p, &se)) == -1)
 				break;
 			late += p->p_late;
-			pending_free(p);
+			pending_done(p);
 			n++;
 			continue;
 		}
@@ -387,7 +463,7 @@ pending_flush(int force, struct tick *tk)
 		/* Someone else's row: this one cannot go in, ever. */
 		log_warnx("(CRON) STORE (a run kept meanwhile is dropped: "
 		    "%s)", se.se_msg);
-		pending_free(p);
+		pending_done(p);
 	}
 	return (0);
 }
@@ -449,7 +525,36 @@ record_flush(struct tick *tk)
 	    (long long)(tk->tk_mono - t0));
 }
 
-/* The daemon stops: one last try at the records kept meanwhile. */
+/*
+ * Whether a record of run runid (0: not known), or of attempt of the
+ * fire of job id, waits for the store: the node must not take that run
+ * for one of an earlier life that nobody holds (node.c).
+ */
+int
+record_pending_run(int64_t runid, const char *id, time_t fire, int attempt)
+{
+	struct pending	*p;
+
+	TAILQ_FOREACH(p, &pendings, p_entry)
+		if ((runid != 0 && p->p_runid == runid) ||
+		    (p->p_fire == fire && p->p_attempt == attempt &&
+		    strcmp(p->p_id, id) == 0))
+			return (1);
+	return (0);
+}
+
+/* Whether records wait that the store, which answers, can take now. */
+int
+record_busy(void)
+{
+	return (npending > 0 && gate_store_up());
+}
+
+/*
+ * The daemon stops: one last try at the records kept meanwhile.  What
+ * the store does not take now is still in the run files, for the next
+ * life of the daemon.
+ */
 void
 record_final(struct tick *tk)
 {

@@ -474,6 +474,11 @@ char	**spawn_plain(const char *);
  * original soft limit back before its exec.  0, or -1 with errno.
  */
 int	 spawn_nofile_raise(void);
+/*
+ * spawn_nofile_orig() gives the soft and hard limits spawn_nofile_raise()
+ * raised (INT64_MAX for unlimited) and returns 1, or 0 when it raised none.
+ */
+int	 spawn_nofile_orig(int64_t *, int64_t *);
 
 /*
  * spawn_status_decode() turns a waitpid() status into a spawn_status;
@@ -537,6 +542,7 @@ struct mail_req {
 	int			 mr_fqdn;
 	int			 mr_failed;
 	const char		*mr_subject;
+	int			 mr_always;	/* even without output */
 };
 
 const char *mail_recipient(char *const *, const char *);
@@ -568,5 +574,143 @@ int	 jobenv_set(char ***, const char *, const char *);
 size_t	 jobenv_count(char *const *);
 void	 jobenv_free(char **);
 int	 jobenv_build(const struct passwd *, const char *const *, char ***);
+
+/*
+ * runrec.c: the daemon and its runners.  The daemon starts every job
+ * through a runner (runner/runner.c), which stays between the daemon
+ * and the job as cron's intermediate process does.  The daemon hands
+ * the runner a request on a socket; the runner answers with messages
+ * on the same socket; the runs directory holds a run file for each
+ * run, NAME.run while the job runs and NAME.end once it ended, NAME
+ * being runfile_name()'s.  Each is a record: a frame of four bytes (the
+ * length of what follows) and fields; runrec_framed() says whether buf
+ * (len bytes) holds a whole frame (1, its length in *flen), not yet
+ * (0), or a length beyond RUNREC_MAX (-1, EFBIG).
+ *
+ * The request (runreq_encode() into a new frame the caller frees,
+ * runreq_decode() into *rq, whose strings runreq_free() frees; 0, or
+ * -1 with errno ENOMEM, EFBIG or EINVAL):
+ *
+ *	rq_id, rq_fire,		the run: its job, scheduled instant (UTC
+ *	rq_attempt, rq_node	s), attempt and node
+ *	rq_start		when the daemon started it, wall ms
+ *	rq_dir			the runs directory
+ *	rq_user, rq_uid,	the owner, as spawn_req's sr_pw
+ *	rq_gid, rq_home
+ *	rq_cmd ... rq_until	as spawn_req's sr_cmd ... sr_until
+ *	rq_pam			as spawn_req's sr_pam (NULL: none)
+ *	rq_timeout		s the job may run (0: no bound), then
+ *				SIGTERM to its group, SIGKILL 5 s later
+ *	rq_nofile_cur, _max	the limit on open files the job gets
+ *				(INT64_MAX: unlimited; -1: the runner's
+ *				own)
+ *	rq_log, rq_logfile,	where the runner logs (RQ_LOG_*) and
+ *	rq_debug		whether at debug level
+ *	rq_what, rq_label	the command, escaped for the log, and
+ *				the job's label ("NAME: COMMAND")
+ *	rq_mailto ...		the mail of the output (NULL: none), as
+ *				mail_req's members; rq_failsubj: the
+ *				subject says "(failed)" when the job failed
+ *	rq_subject		a subject of its own, the mail then as atd
+ *				writes it (mail_req's mr_subject; NULL:
+ *				cron's, with the command)
+ *	rq_mailall		mail even when the job wrote nothing (at's
+ *				-m); else only output is mailed
+ *
+ * A message (runmsg_encode() into a new frame, runmsg_decode()):
+ * RM_STARTED (rm_num the job's pid) when the job exec'd, RM_FAILED
+ * (rm_why) when the runner could not get as far as starting it, and
+ * RM_TIMEOUT (rm_num s) when the job outlived its timeout and is being
+ * killed, from the runner; RM_KILL (rm_num a signal) from the daemon,
+ * for the runner to send to the job's process group.
+ *
+ * A run file (runfile_encode(), runfile_decode() into *rf, whose
+ * strings and output runfile_free() frees): rf_kind RUNF_RUNNING (the
+ * job runs: rf_pid, rf_start), RUNF_ENDED (it ended: rf_end, rf_wstatus
+ * as waitpid() gave it, rf_out the head of its output and ob_total all
+ * it wrote) or RUNF_FAILED (it did not start: rf_why).
+ */
+#define RUNREC_MAX	(80 * 1024 * 1024)
+#define RQ_LOG_STDERR	0
+#define RQ_LOG_SYSLOG	1
+#define RQ_LOG_FILE	2
+
+struct runreq {
+	char		*rq_id;
+	int64_t		 rq_fire;
+	int		 rq_attempt;
+	char		*rq_node;
+	int64_t		 rq_start;
+	char		*rq_dir;
+	char		*rq_user;
+	uid_t		 rq_uid;
+	gid_t		 rq_gid;
+	char		*rq_home;
+	char		*rq_cmd;
+	char		**rq_env;
+	char		*rq_input;
+	size_t		 rq_inputlen;
+	char		*rq_title;
+	char		*rq_pam;
+	size_t		 rq_outmax;
+	int		 rq_startms;
+	int64_t		 rq_until;
+	uint32_t	 rq_timeout;
+	int64_t		 rq_nofile_cur;
+	int64_t		 rq_nofile_max;
+	int		 rq_log;
+	char		*rq_logfile;
+	int		 rq_debug;
+	char		*rq_what;
+	char		*rq_label;
+	char		*rq_mailto;
+	char		*rq_mailfrom;
+	char		*rq_sendmail;
+	int		 rq_fqdn;
+	int		 rq_failsubj;
+	char		*rq_subject;
+	int		 rq_mailall;
+};
+
+enum runmsg_kind { RM_STARTED, RM_FAILED, RM_TIMEOUT, RM_KILL };
+struct runmsg {
+	int		 rm_kind;
+	int64_t		 rm_num;
+	char		 rm_why[256];
+};
+
+enum runfile_kind { RUNF_RUNNING, RUNF_ENDED, RUNF_FAILED };
+struct runfile {
+	int		 rf_kind;
+	char		*rf_id;
+	int64_t		 rf_fire;
+	int		 rf_attempt;
+	char		*rf_node;
+	char		*rf_user;	/* the owner, for the log */
+	char		*rf_what;	/* the command, escaped */
+	char		*rf_label;	/* the job's label */
+	pid_t		 rf_pid;	/* the job's; 0 before its exec */
+	int64_t		 rf_start;	/* wall ms */
+	int64_t		 rf_end;
+	int		 rf_wstatus;
+	char		*rf_why;
+	struct outbuf	 rf_out;
+};
+
+int	 runrec_framed(const char *, size_t, size_t *);
+int	 runreq_encode(const struct runreq *, char **, size_t *);
+int	 runreq_decode(const char *, size_t, struct runreq *);
+void	 runreq_free(struct runreq *);
+int	 runmsg_encode(const struct runmsg *, char **, size_t *);
+int	 runmsg_decode(const char *, size_t, struct runmsg *);
+int	 runfile_encode(const struct runfile *, char **, size_t *);
+int	 runfile_decode(const char *, size_t, struct runfile *);
+void	 runfile_free(struct runfile *);
+/*
+ * runfile_name() writes "ID-FIRE-ATTEMPT" and suffix (".run", ".end")
+ * into buf: 0, or -1 with ENAMETOOLONG.
+ */
+int	 runfile_name(char *, size_t, const char *, int64_t, int,
+	    const char *);
 
 #endif /* COMMON_H */

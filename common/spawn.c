@@ -720,6 +720,23 @@ spawn_nofile_raise(void)
 }
 
 /*
+ * The limit on open files this process had before spawn_nofile_raise(),
+ * for a child started otherwise (the daemon's runners): 1 with *cur
+ * and *max filled when the limit was raised, 0 when it was not.
+ */
+int
+spawn_nofile_orig(int64_t *cur, int64_t *max)
+{
+	if (!nofile_raised)
+		return (0);
+	*cur = nofile_orig.rlim_cur == RLIM_INFINITY ? INT64_MAX :
+	    (int64_t)nofile_orig.rlim_cur;
+	*max = nofile_orig.rlim_max == RLIM_INFINITY ? INT64_MAX :
+	    (int64_t)nofile_orig.rlim_max;
+	return (1);
+}
+
+/*
  * Load the group database's sources in this process, once (see the
  * comment at the top of the file).  What getgrouplist() finds does not
  * matter: the child's initgroups() asks again.

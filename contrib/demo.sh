@@ -56,6 +56,7 @@ fi
 b=$(cd "$b" && pwd)
 cc=$b/clustercron/clustercron
 ctab=$b/ctab/ctab
+runner=$b/runner/runner
 
 # The example table and a job every five seconds writing to
 # $d/demo.out.
@@ -79,6 +80,8 @@ reboot-file = $d/reboot
 ctab-socket = $d/ctab.sock
 ctab-copy-dir = $d/copies
 sendmail =
+runner = $runner
+runs-dir = $d/runs
 EOC
 
 # The daemon first: ctab installs the table through its socket.

@@ -477,7 +477,7 @@ else
 	fail "apt-get purge clustercron"
 fi
 left=$(cd "$root" && ls -d var/lib/clustercron/clustercron.db* \
-    var/cache/clustercron etc/clustercron.conf etc/default/clustercron etc/init.d/clustercron \
+    var/lib/clustercron/runs var/cache/clustercron etc/clustercron.conf etc/default/clustercron etc/init.d/clustercron \
     etc/rc[0-6S].d/*clustercron run/clustercron.* \
     etc/systemd/system/*/clustercron.service 2>/dev/null)
 if [ -z "$left" ]; then

@@ -387,6 +387,24 @@ if [ "$(stat -c %a "$root/var/lib/clustercron" 2>/dev/null)" = 700 ]; then
 else
 	fail "/var/lib/clustercron, mode 0700"
 fi
+# The runner every job runs under, where the daemon looks for it, and
+# the runs directory, the daemon's alone.
+if [ -x "$root/usr/lib/clustercron/runner" ] &&
+    grep -q /usr/lib/clustercron/runner "$cc" &&
+    [ "$(stat -c %a "$root/var/lib/clustercron/runs" 2>/dev/null)" = 700 ]; then
+	ok "/usr/lib/clustercron/runner, /var/lib/clustercron/runs mode 0700"
+else
+	fail "/usr/lib/clustercron/runner, /var/lib/clustercron/runs mode 0700"
+fi
+# The init script's stop signals the daemon of the pid file alone: the
+# jobs run on under their runners.
+if grep -q 'start-stop-daemon --stop .*--retry' "$init" &&
+    grep -A1 'start-stop-daemon --stop .*--retry' "$init" |
+    grep -q -- '--pidfile "$PIDFILE" --name "$NAME"'; then
+	ok "the init script stops the daemon by its pid file alone"
+else
+	fail "the init script stops the daemon by its pid file alone"
+fi
 if [ "$(readlink "$root/usr/bin/crontab")" = ctab ]; then
 	ok "crontab is ctab"
 else
@@ -467,7 +485,8 @@ user=nobody
 getent passwd "$user" >/dev/null || { echo "# no user $user"; exit 99; }
 run=$tmp/run
 mkdir -p "$run/spool" "$run/saved" && chmod 755 "$run" || exit 99
-# The store in a directory of its own, which the daemon requires.
+# The store in a directory of its own: the daemon refuses one that
+# others can read.
 mkdir -m 700 "$run/db" || exit 99
 cat >"$run/clustercron.conf" <<EOF
 store = sqlite:$run/db/clustercron.db
@@ -478,6 +497,8 @@ crontab-dir =
 pidfile = $run/clustercron.pid
 reboot-file = $run/reboot
 sendmail =
+runner = $root/usr/lib/clustercron/runner
+runs-dir = $run/runs
 EOF
 # A job that will not come due while the test runs.
 printf 'MAILTO=""\n0 0 1 1 * echo from the spool\n' >"$run/spool/$user"

@@ -11,7 +11,10 @@
 # (Subject and To alone); a job whose node dies while it runs is failed
 # (-L mark) or retried (-L rerun) when the node comes back; a job due
 # while the daemon was down runs when it comes back, and the delay is
-# logged and in the history.
+# logged and in the history; a job running when the daemon is stopped
+# and started again is adopted by the next daemon and recorded done,
+# once; an end the store did not take before the node died is recorded
+# by the next daemon from its run file.
 #
 # The daemon runs in a mount namespace of its own whose at.allow (the
 # configured sysconfdir, an overlay there) lets the user in, so that
@@ -214,6 +217,9 @@ dmn_stop n1
 past() { [ "$(date +%s)" -ge $((due + 3)) ]; }
 wait_for 20 past
 [ -e "$T/wd/caught" ] && fail "job 6 ran while the daemon was down"
+# From here on, the default shutdown-grace (0): a daemon told to stop
+# leaves its jobs to their runners at once (job 7 below).
+sed -i '/^shutdown-grace = /d' "$T/n1/clustercron.conf"
 DMN_BIN=$T/dmn-wrap dmn_restart n1
 wait_for 20 test -s "$T/wd/caught" || fail "job 6 was not caught up"
 late=$(($(cat "$T/wd/caught") - due))
@@ -291,5 +297,52 @@ same "... run as atd runs it: sendmail -i root" \
     "$(cat "$T/atmail.args" 2>/dev/null)" "$(printf -- '-i\nroot')"
 same "... with atd's headers alone" "$(cat "$T/atmail" 2>/dev/null; echo .)" \
     "$(printf 'Subject: Output from your job        9\nTo: root\n\n.')"
+
+# A job running across a restart: the daemon that stops leaves it to
+# its runner; the next one adopts it as the job's attempt (not as a cron
+# fire), records its end once, and the job is done.
+as_user "echo 'echo started >>across; sleep 5; echo ended >>across' | at now" \
+    2>"$T/err"
+contains "at now: job 10" "$(cat "$T/err")" "^job 10 at "
+wait_for 20 test -s "$T/wd/across" || fail "job 10 did not start"
+running10() { [ "$(run_rows 'job == "at:10" && pid > 0 && state == "running"' | wc -l)" -eq 1 ]; }
+wait_for 10 running10 || fail "job 10 is not recorded running"
+dmn_stop n1
+grep -q ended "$T/wd/across" &&
+    fail "job 10 ended before the daemon stopped: this proves nothing"
+DMN_BIN=$T/dmn-wrap dmn_restart n1
+done10() { [ "$(at_state 10)" = done ]; }
+wait_for 30 done10 || fail "job 10 is not done after the restart: $("$T/bin/atq" -a 10)"
+same "job 10 ran once, to its end" "$(cat "$T/wd/across" | tr '\n' ' ')" \
+    "started ended "
+same "one run of at:10, finished" \
+    "$(at_runs 10 | awk '{ print $3, $5, ($6 > 0), ($8 > 0) }')" "1 finished 1 1"
+same "... exit status 0" \
+    "$(ccs runs | awk '$1 == "at:10" { print $6 }')" 0
+gone10() { ! ls "$T/n1/runs" | grep -q '^at:10-'; }
+wait_for 10 gone10 || fail "job 10's run file stayed: $(ls "$T/n1/runs")"
+
+# The node dies as job 11's end is to be stored (the daemon stops at the
+# store's call, then is killed): the end, kept in the run file until
+# the store has it, is recorded by the next daemon, once.
+sed "s|\"$CLUSTERCRON\"|\"$CLUSTERCRON_TESTBIN\"|" "$T/dmn-wrap" >"$T/dmn-wrap-test"
+chmod 755 "$T/dmn-wrap-test"
+dmn_stop n1
+CLUSTERCRON_TEST_FAULTS=at.finish.before:1:stop \
+    DMN_BIN=$T/dmn-wrap-test dmn_restart n1
+as_user "echo 'echo eight >>eight' | at now" 2>"$T/err"
+contains "at now: job 11" "$(cat "$T/err")" "^job 11 at "
+wait_for 20 dmn_stopped n1 || fail "the daemon did not stop at job 11's end"
+end11() { ls "$T/n1/runs" | grep -q '^at:11-.*\.end$'; }
+end11 || fail "job 11's end is not in its run file: $(ls "$T/n1/runs")"
+dmn_crash n1
+DMN_BIN=$T/dmn-wrap dmn_restart n1
+done11() { [ "$(at_state 11)" = done ]; }
+wait_for 20 done11 || fail "job 11 is not done: $("$T/bin/atq" -a 11)"
+same "job 11 ran once" "$(cat "$T/wd/eight")" eight
+same "one run of at:11, finished, exit 0" \
+    "$(ccs runs | awk '$1 == "at:11" { print $3, $5, $6 }')" "1 finished 0"
+gone11() { ! ls "$T/n1/runs" | grep -q '^at:11-'; }
+wait_for 10 gone11 || fail "job 11's run file stayed: $(ls "$T/n1/runs")"
 
 finish

@@ -42,6 +42,8 @@ CCSTORE=$top_builddir/tests/daemon/ccstore
 # it when CLUSTERCRON_TEST_FAULTS is set, the shipped one otherwise
 # (DMN_BIN, when set, overrides both).
 CLUSTERCRON_TESTBIN=$top_builddir/tests/testbin/clustercron
+# The test daemon execs the runner built with the same hooks.
+export CLUSTERCRON_TEST_RUNNER=$top_builddir/tests/testbin/runner
 ME=$(id -un)
 DAEMONS=
 DMN_MODE=${DMN_MODE:-detached}
@@ -126,6 +128,8 @@ dmn_setup()
 		echo "ctab-socket = $T/$1/sock"
 		echo "ctab-copy-dir = $T/$1/copies"
 		echo "sendmail = $T/sendmail -t"
+		echo "runner = $top_builddir/runner/runner"
+		echo "runs-dir = $T/$1/runs"
 		echo "shutdown-grace = 20s"
 		[ "$DMN_MODE" = detached ] && echo "log-file = $T/$1.log"
 		cat

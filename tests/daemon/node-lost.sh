@@ -2,12 +2,12 @@
 # Copyright (c) 2026 The clustercron authors
 # ISC licence: see LICENSE.
 #
-# node-lost.sh: a daemon on SQLite killed with kill -9 while two runs
-# of it go on (each job in its own session outlives it).  One job's
-# process is gone when the daemon comes back: its run is marked lost at
-# once.  The other is still alive: it stays running in the store (on
-# SQLite nobody looks again until the next start), and the start after
-# it ended marks it lost.  No fire is started twice.  Before that: a
+# node-lost.sh: a daemon on SQLite killed with kill -9, its runners with
+# it, while two runs of it go on (each job in its own session outlives
+# them).  One job's process is gone when the daemon comes back: its run
+# is marked lost at once.  The other is still alive: it stays running
+# in the store until it ends; the daemon is stopped meanwhile, and the
+# start after the job ended marks it lost.  No fire is started twice.  Before that: a
 # node-timeout not above twice the heartbeat is refused, naming the key.
 
 . "$top_srcdir/tests/daemon/lib.sh"
@@ -43,7 +43,11 @@ running2() { [ "$(runs | awk '$5 == "running"' | wc -l)" -eq 2 ]; }
 wait_for 10 running2 || fail "the two runs are not recorded running"
 jobs=$(runs | awk '{ print $1 }' | sort -u)
 
-kill -9 "$(dmn_pid n1)"
+# The daemon and its runners (its children) killed, as a crash of the
+# node's cron would kill them: the jobs, in sessions of their own, run
+# on.
+p=$(dmn_pid n1)
+kill -9 "$p" $(ps -o pid= --ppid "$p")
 wait_for 10 dmn_dead n1 || fail "n1 did not die"
 apid=$(cat "$O/a.pid")
 bpid=$(cat "$O/b.pid")
@@ -52,10 +56,10 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 wait_for 10 gone "$apid" || fail "job a did not end"
 
 dmn_start n1
-wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt 1, its end is unknown; [0-9a-f]{32}' ||
+wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt 1, its end is unknown: its runner died; [0-9a-f]{32}' ||
     fail "the run of the gone process was not marked lost"
-wait_for 10 in_log n1 'INFO \(2 runs of an earlier life' ||
-    fail "the earlier runs were not found"
+wait_for 10 in_log n1 'ERROR \(the runner of [^ ]+ died; its job, pid [0-9]+, runs on' ||
+    fail "the run whose job lives on was not found"
 r=$(runs)
 same "one run lost, one still running" \
     "$(echo "$r" | awk '{ print $5 }' | sort | tr '\n' ' ')" "lost running "
@@ -64,7 +68,7 @@ kill "$bpid"
 wait_for 10 gone "$bpid" || fail "job b did not end"
 
 dmn_start n1
-wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt [0-9]+, its end is unknown; [0-9a-f]{32}' ||
+wait_for 10 in_log n1 'LOST \(n1 [0-9T:-]+Z attempt [0-9]+, its end is unknown: its runner died; [0-9a-f]{32}' ||
     fail "the second run was not marked lost once gone"
 dmn_stop n1
 r=$(runs)

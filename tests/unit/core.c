@@ -31,9 +31,11 @@
  */
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -54,7 +56,7 @@ struct daemon	 D;
 #define S0	(T0 / 1000)
 
 static char	 dir[] = "/tmp/cc-core.XXXXXX";
-static char	 url[300], logpath[300];
+static char	 url[300], logpath[300], runner[PATH_MAX], runsdir[300];
 static char	 owner[64];
 static struct tick tk;
 static int64_t	 fake_wall, fake_mono;
@@ -91,6 +93,7 @@ turn(int64_t wall, int64_t mono)
 	}
 	claim_due(&tk);
 	claim_flush(&tk);
+	proc_run(&tk);
 	record_flush(&tk);
 	return (j);
 }
@@ -106,6 +109,7 @@ settle(void)
 	short		 ev;
 
 	while (proc_count() > 0 && clock_mono() < deadline) {
+		proc_run(&tk);
 		n = 0;
 		proc_pollfds(pfd, &n, 256, pp);
 		(void)poll(pfd, n, 50);
@@ -277,6 +281,14 @@ setup(void)
 	D.d_conf.c_node_timeout_ms = 5000;
 	D.d_conf.c_output_max = 4096;
 	D.d_conf.c_sendmail = (char *)"";
+	/* The jobs run under the runner of the build tree. */
+	snprintf(runner, sizeof(runner), "%s/runner/runner",
+	    getenv("top_builddir") != NULL ? getenv("top_builddir") : ".");
+	D.d_conf.c_runner = runner;
+	snprintf(runsdir, sizeof(runsdir), "%s/runs", dir);
+	if (mkdir(runsdir, 0700) == -1)
+		exit(99);
+	D.d_conf.c_runsdir = runsdir;
 	D.d_loglevel = LL_ALL;
 	D.d_debug = 1;
 	D.d_root = geteuid() == 0;
