@@ -19,6 +19,7 @@
 #include "clustercron.h"
 #include "common.h"
 #include "pathnames.h"
+#include "store.h"
 
 static void	 conf_take(struct conf *, int, char **, const char *);
 
@@ -62,8 +63,9 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_DEFER] = { "claim-defer-ms", CONF_UINT, 0, 0, 60000, "200" },
 	[K_RETRY] = { "store-retry-interval", CONF_DURATION, 0, 1, 3600,
 	    "5s" },
+	/* No more than the store keeps, rather than cut there unsaid. */
 	[K_OUTPUT_MAX] = { "output-max", CONF_BYTES, 0, 1024,
-	    64 * 1024 * 1024, "256K" },
+	    STORE_OUTPUT_LIMIT, "256K" },
 	/* Read by the store; see clustercron.conf(5). */
 	[K_BUSY] = { "sqlite-busy-timeout", CONF_DURATION, 0, 0, 3600, "5s" },
 	[K_HIST_AGE] = { "history-max-age", CONF_DURATION, 0, 0,

@@ -7,7 +7,8 @@
 # larger one, naming the limit, and keeps the installed table; the log
 # tells the administrator who hit it.  A spool file over the limit (put
 # there by hand, or by a limit lowered since) is ignored as a whole, with
-# a log line, while another user's table runs on.
+# a log line, while another user's table runs on.  output-max cannot
+# be set above what the store keeps of a run's output.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
@@ -18,6 +19,14 @@ dmn_useradd "$U" "$T/home/$U"
 O=$T/jobs
 mkdir -p "$O"
 chmod 777 "$O"
+
+dmn_setup wide <<EOF
+output-max = 8M
+EOF
+run "$CLUSTERCRON" -f -c "$T/wide/clustercron.conf"
+same "output-max above what the store keeps: refused" "$rc" 1
+contains "... naming the file, the line and the bound" "$err" \
+    "wide/clustercron.conf:[0-9]+: output-max: .* to 4194304 bytes, not \"8M\""
 
 dmn_setup a <<EOF
 max-entries = 3
