@@ -52,6 +52,9 @@
  *		claim a fire as that node and record nothing else, as a
  *		node that dies before it records the start; exits 1 when
  *		the claim was not won
+ *	ccstore [-m file] url claimall node fire
+ *		claim that fire of every job as that node, in batches, as a
+ *		cluster that has run a while leaves the store
  */
 
 #include <err.h>
@@ -71,7 +74,7 @@ usage(void)
 	fprintf(stderr, "usage: ccstore [-m file] url runs | history | "
 	    "outputs | claims | jobs | commands | nodes | put owner file | "
 	    "job id owner schedule [name [command]] | beat node | "
-	    "claim node id fire\n");
+	    "claim node id fire | claimall node fire\n");
 	exit(2);
 }
 
@@ -90,7 +93,9 @@ main(int argc, char **argv)
 	int64_t			 now;
 	int			 draining, won;
 	char			*text, *old;
-	size_t			 n, i, len;
+	const char		**ids;
+	unsigned char		*wonv;
+	size_t			 n, i, k, len, nwon;
 	int64_t			 version, nv;
 	int			 ch;
 
@@ -110,6 +115,7 @@ main(int argc, char **argv)
 		usage();
 	sc.sc_url = argv[0];
 	sc.sc_node = (argc == 3 && strcmp(argv[1], "beat") == 0) ||
+	    (argc == 4 && strcmp(argv[1], "claimall") == 0) ||
 	    (argc == 5 && strcmp(argv[1], "claim") == 0) ? argv[2] :
 	    "ccstore";
 	if (store_open(&sc, &st, &se) == -1)
@@ -223,6 +229,26 @@ main(int argc, char **argv)
 			errx(1, "%s", se.se_msg);
 		if (!won)
 			errx(1, "claim of %s at %s not won", argv[3], argv[4]);
+	} else if (strcmp(argv[1], "claimall") == 0 && argc == 4) {
+		/* Every job claimed by node argv[2] at fire argv[3]. */
+		if (store_jobs_list(st, NULL, &jobs, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		ids = reallocarray(NULL, n + 1, sizeof(*ids));
+		wonv = calloc(n + 1, 1);
+		if (ids == NULL || wonv == NULL)
+			err(1, NULL);
+		for (i = 0; i < n; i++)
+			ids[i] = jobs[i].j_id;
+		for (i = 0; i < n; i += k) {
+			k = n - i < 1000 ? n - i : 1000;
+			if (store_claim_batch(st, ids + i, k,
+			    (time_t)strtoll(argv[3], NULL, 10), k, wonv + i,
+			    &nwon, &se) == -1)
+				errx(1, "%s", se.se_msg);
+		}
+		free(ids);
+		free(wonv);
+		store_jobs_free(jobs, n);
 	} else
 		usage();
 	store_close(st);

@@ -13,18 +13,7 @@
 # for a while, only that both starts load and register every job.
 
 . "$top_srcdir/tests/daemon/lib.sh"
-needs python3
 N=100000
-
-# sql SQL: a statement on the store, its first column of the first row.
-sql()
-{
-	python3 -c 'import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-r = c.execute(sys.argv[2]).fetchone()
-c.commit()
-print(r[0] if r else "")' "$T/cc.db" "$1"
-}
 
 dmn_setup a </dev/null
 awk -v n=$N -v dir="$T/a/cron.d" -v me="$ME" 'BEGIN {
@@ -39,10 +28,10 @@ chmod 644 "$T"/a/cron.d/*
 sanitized=
 ldd "$CLUSTERCRON" 2>/dev/null | grep -q 'libasan' && sanitized=1
 
-# all_held: the store holds every job.
+# all_held: the store has every job.
 all_held()
 {
-	[ "$(sql 'SELECT count(*) FROM holds')" = $N ]
+	[ "$(ccs jobs | wc -l)" = $N ]
 }
 
 # settled NAME: its CPU time did not move for a second.
@@ -78,8 +67,8 @@ peak_ok "first start"
 dmn_stop a
 
 # A cluster that has run a while: every job claimed, two days ago.
-sql "UPDATE jobs SET last_fire = strftime('%s', 'now') - 172800,
-    claimed_by = 'other'" >/dev/null || fail "cannot mark the jobs claimed"
+ccs claimall other $(($(date +%s) - 172800)) ||
+    fail "cannot mark the jobs claimed"
 dmn_start a
 wait_for 120 all_held || fail "second start: not every job held"
 wait_for 60 settled a || fail "second start: the daemon did not settle"
