@@ -15,70 +15,8 @@
 . "$top_srcdir/tests/daemon/lib.sh"
 rm -rf "$T"
 . "$top_srcdir/tests/lib/galera.sh"
-DMN_FLAGS="-L 31"
-
-gal_init
-# The daemons go first, then the cluster (gal_cleanup exits).
-both_cleanup()
-{
-	_rc0=$?
-	for _n in $DAEMONS; do
-		[ -f "$T/$_n/pid" ] && kill -9 "$(cat "$T/$_n/pid")" 2>/dev/null
-	done
-	for _n in $DAEMONS; do
-		if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
-		    "$T/$_n.log" 2>/dev/null; then
-			echo "FAIL: sanitizer report in $_n's log"
-			[ $_rc0 -eq 0 ] && _rc0=1
-		fi
-	done
-	(exit $_rc0)
-	gal_cleanup
-}
-trap both_cleanup EXIT
-gal_cluster
-echo "cluster formed in $GAL_FORMED ms"
-
-# The daemons are d1, d2 and d3 ($T/nN is database node N's), daemon
-# dN's URL names database node N first, then the others.
-url_of()
-{
-	eval "_a=127.0.0.1:\$GAL_PORT_$1"
-	_u=$_a
-	for _k in 1 2 3; do
-		[ "$_k" = "$1" ] && continue
-		eval "_u=\"\$_u,127.0.0.1:\$GAL_PORT_$_k\""
-	done
-	echo "mysql://$_u/cctest"
-}
-MYSQL_FILE=$GAL_CNF
-O=$T/jobs
-mkdir -p "$O"
-chmod 777 "$O"
-# node-timeout above what a heartbeat may wait: the writes of the whole
-# cluster stall while it drops a node (about 3.5 s with this harness's
-# group timeouts) and a daemon on a frozen node waits out its read
-# timeout (8 s with several servers) before moving on.
-for i in 1 2 3; do
-	STORE=$(url_of $i)
-	dmn_setup d$i <<EOF
-heartbeat-interval = 1s
-node-timeout = 12s
-store-retry-interval = 1s
-claim-defer-ms = 100
-EOF
-	cat >"$T/d$i/crontab" <<EOF
-CLUSTERCRON_SECONDS=yes
-MAILTO=""
-* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$(date +\%s)" >>$O/a
-* * * * * * $ME echo "\$CLUSTERCRON_FIRE_TIME \$CLUSTERCRON_NODE \$(date +\%s)" >>$O/b
-EOF
-done
-STORE=$(url_of 1)
-for i in 1 2 3; do
-	dmn_start d$i
-done
-wait_for 30 at_least 4 "$O/a" || fail "too few fires on a healthy cluster"
+GALD_STAMP=s
+. "$top_srcdir/tests/lib/galera-daemons.sh"
 
 # restart MODE: the whole cluster down and up again.  The fires missed
 # must lie between its start and the first fire run once the bootstrap
