@@ -169,41 +169,64 @@ store_run_start(struct store *st, const char *job, time_t fire,
 	return (store_runs_start_batch(st, &rs, 1, id, err));
 }
 
+/*
+ * Statement s, at fault point `point', once for each of n rows whose np
+ * parameters (at most 8) fill(st, arg, i, p) makes: in one transaction,
+ * but for a single row on MariaDB, which is one autocommitted
+ * statement.  Called within lk_run().
+ */
+static int
+exec_rows(struct store *st, const char *point, enum stmt s, size_t n,
+    size_t np, void (*fill)(struct store *, const void *, size_t,
+    struct sval *), const void *arg, struct store_error *err)
+{
+	struct sval	 p[8];
+	size_t		 i;
+	int		 trx = st->s_ops->o_ddl_trx || n > 1;
+
+	if (trx && lk_begin(st, err) == -1)
+		return (-1);
+	for (i = 0; i < n; i++) {
+		fill(st, arg, i, p);
+		if (lk_exec(st, point, s, 0, p, np, NULL, NULL, NULL,
+		    err) == -1)
+			return (-1);
+	}
+	if (trx && lk_commit(st, point, err) == -1)
+		return (-1);
+	return (0);
+}
+
+/* The parameters of S_RUN_END for the ith end. */
+static void
+end_row(struct store *st, const void *arg, size_t i, struct sval *p)
+{
+	const struct runs_arg		*a = arg;
+	const struct store_run_end	*r = &a->re[i];
+	size_t				 keep;
+
+	p[0] = SVI(r->re_end);
+	if (WIFSIGNALED(r->re_status)) {
+		p[1] = SVI(-1);
+		p[2] = SVI(WTERMSIG(r->re_status));
+	} else {
+		p[1] = SVI(WEXITSTATUS(r->re_status));
+		p[2] = SVI(0);
+	}
+	keep = r->re_outlen < st->s_output_max ? r->re_outlen :
+	    st->s_output_max;
+	p[3] = SVB(r->re_out != NULL ? r->re_out : "",
+	    r->re_out != NULL ? keep : 0);
+	p[4] = SVI(r->re_outlen);
+	p[5] = SVI(r->re_id);
+}
+
 static int
 ends_fn(struct store *st, void *arg, struct store_error *err)
 {
-	struct runs_arg			*a = arg;
-	const struct store_run_end	*r;
-	struct sval			 p[6];
-	size_t				 i, keep;
-	int				 trx;
+	struct runs_arg	*a = arg;
 
-	trx = st->s_ops->o_ddl_trx || a->n > 1;
-	if (trx && lk_begin(st, err) == -1)
-		return (-1);
-	for (i = 0; i < a->n; i++) {
-		r = &a->re[i];
-		p[0] = SVI(r->re_end);
-		if (WIFSIGNALED(r->re_status)) {
-			p[1] = SVI(-1);
-			p[2] = SVI(WTERMSIG(r->re_status));
-		} else {
-			p[1] = SVI(WEXITSTATUS(r->re_status));
-			p[2] = SVI(0);
-		}
-		keep = r->re_outlen < st->s_output_max ? r->re_outlen :
-		    st->s_output_max;
-		p[3] = SVB(r->re_out != NULL ? r->re_out : "",
-		    r->re_out != NULL ? keep : 0);
-		p[4] = SVI(r->re_outlen);
-		p[5] = SVI(r->re_id);
-		if (lk_exec(st, "run_end", S_RUN_END, 0, p, 6, NULL, NULL,
-		    NULL, err) == -1)
-			return (-1);
-	}
-	if (trx && lk_commit(st, "run_end", err) == -1)
-		return (-1);
-	return (0);
+	return (exec_rows(st, "run_end", S_RUN_END, a->n, 6, end_row, a, err));
 }
 
 int
@@ -271,31 +294,26 @@ struct notes_arg {
 	int64_t			 when;
 };
 
+/* The parameters of S_FIRE_NOTE for the ith fire. */
+static void
+note_row(struct store *st, const void *arg, size_t i, struct sval *p)
+{
+	const struct notes_arg	*a = arg;
+
+	p[0] = SVS(a->jobs[i]);
+	p[1] = SVI(a->fires[i]);
+	p[2] = SVS(st->s_node);
+	p[3] = SVI(a->when);
+	p[4] = SVI(a->when);
+	p[5] = SVI(a->state);
+}
+
 static int
 notes_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct notes_arg	*a = arg;
-	struct sval		 p[6];
-	size_t			 i;
-	int			 trx;
 
-	trx = st->s_ops->o_ddl_trx || a->n > 1;
-	if (trx && lk_begin(st, err) == -1)
-		return (-1);
-	for (i = 0; i < a->n; i++) {
-		p[0] = SVS(a->jobs[i]);
-		p[1] = SVI(a->fires[i]);
-		p[2] = SVS(st->s_node);
-		p[3] = SVI(a->when);
-		p[4] = SVI(a->when);
-		p[5] = SVI(a->state);
-		if (lk_exec(st, "note", S_FIRE_NOTE, 0, p, 6, NULL, NULL,
-		    NULL, err) == -1)
-			return (-1);
-	}
-	if (trx && lk_commit(st, "note", err) == -1)
-		return (-1);
-	return (0);
+	return (exec_rows(st, "note", S_FIRE_NOTE, a->n, 6, note_row, a, err));
 }
 
 int
