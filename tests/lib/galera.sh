@@ -151,7 +151,8 @@ gal_cleanup()
 	exit $_rc
 }
 
-# Loopback ports no one listens on now (by /proc), all distinct.
+# Loopback ports no one listens on now (by /proc), all distinct, below
+# the ephemeral range.
 gal_ports()
 {
 	_busy=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
@@ -162,8 +163,11 @@ gal_ports()
 	while [ $_n -lt "$1" ]; do
 		_i=$((_i + 1))
 		[ $_i -lt 1000 ] || return 1
-		_p=$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 +
-		    20000 ))
+		# Below the kernel's ephemeral range (32768 up): a port
+		# chosen free must not become some client's before its
+		# server binds it (an rsync state transfer failed so).
+		_p=$(( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 22000 +
+		    10000 ))
 		if printf '%s\n' "$_busy" | grep -qx "$(printf '%04X' $_p)"
 		then
 			continue
