@@ -70,7 +70,8 @@ char	*at_script(long, long, const char *, int, int, const char *,
 /*
  * The decision after an attempt (what the daemon's runner asks when an
  * attempt ends, or when its node was found dead).  Given the job's
- * retries and back-off, the attempt that ended (from 1), how it ended
+ * retries and back-off, the attempt that ended (from 1, counting only
+ * the attempts that got to their start: fenced ones not), how it ended
  * and the job's lost policy, at_after() says whether the job is done,
  * failed, or retrying, and then when (now plus the back-off).  An
  * attempt that exited 0 is done.  One that failed (non-zero exit, a
@@ -81,8 +82,9 @@ char	*at_script(long, long, const char *, int, int, const char *,
  * the job failed under mark, the default, as a lost cron run is not
  * run again.  One that did not start because its node got to it past
  * the lease of its claim (AT_FENCED) ran nothing and is no failure of
- * the job: it is due again at once, whatever the retries (the attempt
- * is counted all the same, so a job so fenced has one retry less).
+ * the job: it is due again at once, whatever the retries, and takes
+ * none of them: the caller leaves it out of the count of attempts (the
+ * store keeps it as a missed run, store_atjob's a_fenced).
  */
 enum at_outcome { AT_OK, AT_FAILED_RUN, AT_LOST, AT_FENCED };
 enum at_next { AT_NEXT_DONE, AT_NEXT_FAILED, AT_NEXT_RETRY };

@@ -82,6 +82,7 @@ struct attempt {
 	LIST_ENTRY(attempt) t_entry;
 	int64_t		 t_id;
 	int		 t_num;		/* from 1 */
+	int		 t_fenced;	/* earlier ones not started in time */
 	time_t		 t_due;		/* the job's instant */
 	char		 t_label[STORE_AT_RUNJOBLEN];	/* "at:N" */
 	char		 t_what[64];	/* "at job N", for the log */
@@ -319,7 +320,8 @@ settle_lost(struct tick *tk)
 		    AT_DEFAULT_BACKOFF, &b, err, sizeof(err)) == -1)
 			(void)at_backoff_parse(AT_DEFAULT_BACKOFF, &b, err,
 			    sizeof(err));
-		nx = at_after(v[i].a_retries, &b, v[i].a_attempt, AT_LOST,
+		nx = at_after(v[i].a_retries, &b,
+		    v[i].a_attempt - v[i].a_fenced, AT_LOST,
 		    v[i].a_lost, (time_t)(tk->tk_wall / 1000), &next);
 		to = nx == AT_NEXT_RETRY ? AT_RETRYING : AT_FAILED;
 		if (store_at_finish(D.d_st, v[i].a_id, v[i].a_attempt, NULL,
@@ -399,6 +401,7 @@ job_read(struct attempt *t, const struct store_atjob *j)
 	    AT_DEFAULT_BACKOFF, &t->t_backoff, err, sizeof(err)) == -1)
 		(void)at_backoff_parse(AT_DEFAULT_BACKOFF, &t->t_backoff, err,
 		    sizeof(err));
+	t->t_fenced = j->a_fenced;
 	t->t_needjob = 0;
 }
 
@@ -614,13 +617,14 @@ nostart(struct attempt *t, const char *why, int fenced, struct tick *tk)
 	ob.ob_total = ob.ob_len;
 	t->t_recstart = 0;
 	tick_read(tk);
-	finish(t, fenced ? AT_FENCED : AT_FAILED_RUN, STORE_AT_NOSTART, &ob,
+	finish(t, fenced ? AT_FENCED : AT_FAILED_RUN,
+	    fenced ? STORE_AT_FENCED : STORE_AT_NOSTART, &ob,
 	    tk->tk_wall, tk);
 }
 
 /*
  * The attempt ended at end (wall ms; wstatus as waitpid() gave it, or
- * STORE_AT_NOSTART): decide what follows, say it, and record it.  Its
+ * STORE_AT_NOSTART or STORE_AT_FENCED): decide what follows, say it, and record it.  Its
  * runner mailed the output.
  */
 static void
@@ -630,7 +634,7 @@ finish(struct attempt *t, enum at_outcome how, int wstatus,
 	struct spawn_status	 ss;
 	char			 status[128];
 
-	if (wstatus != STORE_AT_NOSTART) {
+	if (wstatus != STORE_AT_NOSTART && wstatus != STORE_AT_FENCED) {
 		if (how != AT_OK && D.d_loglevel & LL_FAILED) {
 			spawn_status_decode(wstatus, &ss);
 			spawn_status_str(&ss, status, sizeof(status));
@@ -695,7 +699,8 @@ decide(struct attempt *t, struct tick *tk)
 {
 	enum at_next	 nx;
 
-	nx = at_after(t->t_retries, &t->t_backoff, t->t_num, t->t_how,
+	nx = at_after(t->t_retries, &t->t_backoff, t->t_num - t->t_fenced,
+	    t->t_how,
 	    t->t_lost, t->t_endsec, &t->t_next);
 	t->t_to = nx == AT_NEXT_DONE ? AT_DONE : nx == AT_NEXT_RETRY ?
 	    AT_RETRYING : AT_FAILED;

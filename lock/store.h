@@ -798,6 +798,7 @@ struct store_atjob {
 	int64_t		 a_claimed_at;	/* store clock, ms */
 	int64_t		 a_created;	/* store clock, ms */
 	int64_t		 a_updated;	/* store clock, ms */
+	int		 a_fenced;	/* attempts not started in time */
 };
 
 /*
@@ -894,7 +895,9 @@ int	 store_at_start(struct store *, int64_t, int, int, int64_t,
  * store_at_finish() ends attempt of job id in one transaction: the
  * run's end (re, its re_id ignored: the run this node's claim wrote;
  * with re_status STORE_AT_NOSTART the attempt did not start, the run
- * is RUN_FAILED at re_end and re_out says why) or,
+ * is RUN_FAILED at re_end and re_out says why; with STORE_AT_FENCED it
+ * was not started in time, the run is RUN_MISSED, which a_fenced
+ * counts) or,
  * re NULL, when the attempt's end is not known (its node died, say),
  * the mark that its run, if it still runs, is lost; and the job's move
  * from running to `to': AT_DONE, AT_FAILED, or AT_RETRYING with the
@@ -908,6 +911,7 @@ int	 store_at_finish(struct store *, int64_t, int,
 	    const struct store_run_end *, enum store_at_state, time_t, int *,
 	    struct store_error *);
 #define STORE_AT_NOSTART	(-1)
+#define STORE_AT_FENCED		(-2)
 /* The runs' job name of one-shot job id: "at:ID". */
 void	 store_at_runjob(int64_t, char *, size_t);
 

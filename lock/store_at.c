@@ -24,8 +24,8 @@
 #include "store_int.h"
 
 /* The columns of SQL_ATCOLS, and with env and cmd (store_sql.h). */
-#define AT_COLS		20
-#define AT_FULL_COLS	22
+#define AT_COLS		21
+#define AT_FULL_COLS	23
 
 struct submit_arg {
 	const struct store_atjob *j;
@@ -309,6 +309,7 @@ atjob_fill(struct store_atjob *j, const struct sval *c)
 	j->a_claimed_at = lk_int(&c[17]);
 	j->a_created = lk_int(&c[18]);
 	j->a_updated = lk_int(&c[19]);
+	j->a_fenced = (int)lk_int(&c[20]);
 	if ((j->a_owner = strdup(lk_str(&c[1]))) == NULL ||
 	    (j->a_key = strdup(lk_str(&c[2]))) == NULL ||
 	    (j->a_token = strdup(lk_str(&c[3]))) == NULL ||
@@ -768,18 +769,21 @@ finish_fn(struct store *st, void *arg, struct store_error *err)
 		if (run_find(st, "at.finish.find", a->id, a->attempt, &a->run,
 		    &pid, err) == -1)
 			return (-1);
-		if (re->re_status == STORE_AT_NOSTART) {
+		if (re->re_status == STORE_AT_NOSTART ||
+		    re->re_status == STORE_AT_FENCED) {
 			/* Why it did not start, as its output. */
 			keep = re->re_outlen < st->s_output_max ?
 			    re->re_outlen : st->s_output_max;
 			p[0] = SVI(re->re_end);
 			p[1] = SVI(re->re_end);
-			p[2] = SVB(re->re_out != NULL ? re->re_out : "",
+			p[2] = SVI(re->re_status == STORE_AT_FENCED ?
+			    RUN_MISSED : RUN_FAILED);
+			p[3] = SVB(re->re_out != NULL ? re->re_out : "",
 			    re->re_out != NULL ? keep : 0);
-			p[3] = SVI(re->re_outlen);
-			p[4] = SVI(a->run);
+			p[4] = SVI(re->re_outlen);
+			p[5] = SVI(a->run);
 			if (lk_exec(st, "at.finish.run", S_AT_RUN_NOSTART, 0, p,
-			    5, NULL, NULL, NULL, err) == -1)
+			    6, NULL, NULL, NULL, err) == -1)
 				return (-1);
 			goto move;
 		}

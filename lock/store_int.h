@@ -161,7 +161,7 @@ enum stmt {
 	S_AT_TRIM,		/* max age */
 	S_AT_LOST,		/* limit -> atcols, env, cmd */
 	S_AT_NEXT,		/* -> earliest next_at */
-	S_AT_RUN_NOSTART,	/* when, when, why, len, run id */
+	S_AT_RUN_NOSTART,	/* when, when, state, why, len, run */
 	S_AT_HEADS,		/* len, owner, owner, all -> atcols, "", head */
 	S_COUNT
 };

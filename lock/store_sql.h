@@ -302,7 +302,9 @@
 #define SQL_ATCOLS \
 	"SELECT id, owner, COALESCE(ukey, ''), token, queue, due, next_at, " \
 	"state, attempt, retries, backoff, mail, lost, umask, cwd, node, " \
-	"COALESCE(claimed_by, ''), COALESCE(claimed_at, 0), created, updated"
+	"COALESCE(claimed_by, ''), COALESCE(claimed_at, 0), created, updated, " \
+	"(SELECT COUNT(*) FROM runs WHERE runs.job_id = " \
+	AT_RUNJOB("atjobs.id") " AND runs.fire = atjobs.due AND runs.state = 3)"
 #define SQL_AT_GET	SQL_ATCOLS ", env, cmd FROM atjobs WHERE id = ?"
 #define SQL_AT_LIST \
 	SQL_ATCOLS " FROM atjobs WHERE state IN (0, 1, 2) ORDER BY next_at, id"
@@ -367,9 +369,12 @@
 /* The earliest attempt due, 0 for none. */
 #define SQL_AT_NEXT \
 	"SELECT COALESCE(MIN(next_at), 0) FROM atjobs WHERE state IN (0, 2)"
-/* An attempt that did not start: its run failed (RUN_FAILED), and why. */
+/*
+ * An attempt that did not start, and why: its run failed (RUN_FAILED),
+ * or was not started in time (RUN_MISSED, fenced).
+ */
 #define SQL_AT_RUN_NOSTART \
-	"UPDATE runs SET started = ?, ended = ?, state = 5, exit_status = -1, " \
+	"UPDATE runs SET started = ?, ended = ?, state = ?, exit_status = -1, " \
 	"sig = 0, output = ?, output_len = ? WHERE id = ? AND state = 0"
 /* Finished one-shot jobs go with the history, by age. */
 #define SQL_AT_TRIM \

@@ -81,8 +81,10 @@ same "no job ran on n1 after it died, nor more than twice" \
     "$(awk '{ c[$1]++ } END { for (j in c) if (c[j] > 2) print j }' "$T/ran")" ""
 # Per job: its lines, its state, its runs (attempt node state).  An
 # attempt that a node got to past the lease of its claim is recorded
-# as not started (failed) and the job is due again: such runs may come
-# before the one that ran, and ran nothing.
+# as missed and the job is due again: such runs may come before the one
+# that ran, ran nothing, and take none of the job's retries (a rerun
+# job whose first attempt was missed so and whose second died with n1
+# is run again all the same).
 bad=
 i=1
 while [ $i -le $N ]; do
@@ -94,9 +96,10 @@ while [ $i -le $N ]; do
 	    awk '{ print $(NF - 1) }')
 	runs=$(run_rows "job == \"at:$i\"" | awk '{ print $3, $4, $5 }' |
 	    sort -n)
-	ran=$(printf '%s\n' "$runs" | grep -v ' failed$')
+	ran=$(printf '%s\n' "$runs" | grep -v -e ' failed$' -e ' missed$')
 	# No line for an attempt that did not start.
-	for a in $(printf '%s\n' "$runs" | awk '$3 == "failed" { print $1 }'); do
+	for a in $(printf '%s\n' "$runs" |
+	    awk '$3 == "failed" || $3 == "missed" { print $1 }'); do
 		printf '%s\n' "$lines" | awk -v a=$a '$4 == a' | grep -q . &&
 		    bad="$bad $i(attempt $a both not started and ran)"
 	done
@@ -106,13 +109,13 @@ while [ $i -le $N ]; do
 		if [ $pol = mark ]; then
 			# Killed with n1, its end unknown: failed, not rerun.
 			[ "$nl" -le 1 ] && [ "$st" = failed ] &&
-			    [ "$ran" = "1 n1 lost" ] ||
+			    [ "${ran#* }" = "n1 lost" ] ||
 			    bad="$bad $i(held,mark:$nl,$st,$runs)"
 		else
 			# Run again once, on a live node.
 			set -- $last
 			[ "$st" = done ] && [ "$nl" -le 2 ] &&
-			    [ "$first" = "1 n1 lost" ] &&
+			    [ "${first#* }" = "n1 lost" ] &&
 			    [ "$(printf '%s\n' "$ran" | wc -l)" = 2 ] &&
 			    [ "$3" = finished ] &&
 			    [ "$2" = n2 -o "$2" = n3 ] &&

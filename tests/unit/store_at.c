@@ -624,10 +624,10 @@ test_runner(struct store *a, struct store *b)
 {
 	struct store_error	 err;
 	struct store_run_end	 re;
-	struct store_atjob	 j;
+	struct store_atjob	 j, *got = NULL;
 	struct store_run	*r;
 	time_t			 next;
-	int64_t			 id;
+	int64_t			 id, run;
 	size_t			 n;
 	int			 won, moved, s, at;
 
@@ -661,6 +661,36 @@ test_runner(struct store *a, struct store *b)
 	ok(store_at_claim(a, id, 2, &won, &err) == 0 && won &&
 	    store_at_finish(a, id, 2, NULL, AT_DONE, 0, &moved, &err) == 0 &&
 	    moved, "next: attempt 2 claimed and ended");
+
+	/*
+	 * Fenced: claimed, not started in time.  Its run is missed, and
+	 * the job's rows count it apart, so that it takes none of the
+	 * job's retries (a lost attempt 2 is then its first that ran).
+	 */
+	job_init(&j, "hugo", "true", 1000);
+	id = submit(a, &j, NULL);
+	re.re_status = STORE_AT_FENCED;
+	re.re_out = "past the lease of its claim";
+	re.re_outlen = strlen(re.re_out);
+	ok(store_at_claim(b, id, 1, &won, &err) == 0 && won &&
+	    store_at_finish(b, id, 1, &re, AT_RETRYING, 1000, &moved, &err) ==
+	    0 && moved, "fenced: recorded, the job due again");
+	ok(runs_of(a, id, &r, &n) == 0 && n == 1 &&
+	    r[0].r_state == RUN_MISSED && r[0].r_attempt == 1,
+	    "fenced: its run is missed, not failed");
+	if (n > 0)
+		store_runs_free(r, n);
+	ok(store_at_claim(a, id, 2, &won, &err) == 0 && won &&
+	    store_at_get(b, id, &got, &err) == 0 && got != NULL &&
+	    got->a_attempt == 2 && got->a_fenced == 1,
+	    "fenced: attempt 2 claimed, one of two not started in time");
+	store_atjobs_free(got, 1);
+	ok(store_at_start(a, id, 2, 555, 1001000, &run, &err) == 0 &&
+	    store_at_finish(a, id, 2, NULL, AT_FAILED, 0, &moved, &err) == 0 &&
+	    moved && store_at_get(b, id, &got, &err) == 0 && got != NULL &&
+	    got->a_attempt == 2 && got->a_fenced == 1,
+	    "fenced: an attempt that started is not counted so");
+	store_atjobs_free(got, 1);
 }
 
 static void
