@@ -205,11 +205,17 @@ pool_free(struct pool *p)
 /*
  * Copies of what entries share, made once per table: the parser gives
  * consecutive entries the same environment snapshot, and most entries
- * of a table have the same options and owner.
+ * of a table have the same options and owner.  A new snapshot differs
+ * from the one before by a variable or two, at the same places (the
+ * parser sets a variable in its place or adds it at the end, and keeps
+ * the text of the others): each text is copied once per table, not
+ * once per snapshot, whose copies would otherwise grow with the
+ * square of the table (a megabyte table once cost 900 MB).
  */
 struct share {
 	const char *const *s_env_src;
 	const char *const *s_env;
+	size_t		 s_env_n;
 	struct cron_opts s_opts_src;
 	const char	*s_owner_src;
 	const struct jctx *s_ctx;
@@ -227,10 +233,13 @@ share_env(struct pool **pp, struct share *sh, const char *const *env)
 		;
 	d = pool_alloc(pp, (n + 1) * sizeof(*d), sizeof(void *));
 	for (i = 0; i < n; i++)
-		d[i] = pool_str(pp, env[i]);
+		d[i] = sh->s_env != NULL && i < sh->s_env_n &&
+		    env[i] == sh->s_env_src[i] ? sh->s_env[i] :
+		    pool_str(pp, env[i]);
 	d[n] = NULL;
 	sh->s_env_src = env;
 	sh->s_env = d;
+	sh->s_env_n = n;
 	return (d);
 }
 

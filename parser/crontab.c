@@ -49,11 +49,13 @@
 /*
  * Bounds on the environment, so that a hostile table cannot make the
  * snapshots grow with the square of its size: distinct variables per
- * table, and pointers in all snapshots together (64 MB).  Real tables
- * stay far below both.
+ * table, and pointers in all snapshots together (2 MB here, and as
+ * much in the daemon that keeps the table).  Real tables stay far
+ * below both: a thousand entries with 200 variables each in force,
+ * each after a change of one of them, is under the second.
  */
 #define ENV_MAXVARS	1000
-#define SNAP_MAXPTRS	(8 * 1024 * 1024)
+#define SNAP_MAXPTRS	(256 * 1024)
 
 struct arena_block {
 	struct arena_block *b_next;
