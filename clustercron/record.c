@@ -78,6 +78,8 @@ struct pending {
 	int64_t		 p_end;
 	int		 p_wstatus;
 	char		*p_out;		/* output's head, or why */
+	size_t		 p_outlen;	/* bytes of it held, for outheld */
+	int		 p_ondisk;	/* the head left in the run file */
 	size_t		 p_outtotal;	/* bytes the run wrote */
 	char		*p_spool;	/* its run file, or NULL */
 };
@@ -87,12 +89,22 @@ static int64_t		 pending_tried;	/* monotonic ms */
 #define PENDING_RETRY	5000		/* ms */
 #define PENDING_MAX	10000		/* then the oldest go */
 #define PENDING_BATCH	512		/* runs per transaction */
+/*
+ * The output heads of the ends held for the store, together: past it
+ * (chatty jobs while the store is away), an end whose head is in its
+ * run file leaves it there, read again when it is recorded, so that the
+ * daemon's memory does not grow with PENDING_MAX times output-max.
+ */
+#define PENDING_OUTMAX	(16 * 1024 * 1024)
+static size_t		 pending_outheld;
 
 
 static void	 pending_add(int, const char *, time_t, int, pid_t, int64_t,
 		    int64_t, int64_t, int, const struct outbuf *,
 		    const char *, int, const char *);
 static void	 pending_free(struct pending *);
+static void	 pending_load(struct pending *);
+static void	 pending_unload(struct pending **, size_t);
 static void	 pending_done(struct pending *);
 static void	 spool_done(const char *);
 static int	 lost_mark(struct pending *, struct store_error *);
@@ -247,11 +259,18 @@ pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
 		p->p_runid = runid;
 		p->p_end = end;
 		p->p_wstatus = wstatus;
-		p->p_out = xmalloc(ob->ob_len + 1);
-		if (ob->ob_len > 0)
-			memcpy(p->p_out, ob->ob_buf, ob->ob_len);
-		p->p_out[ob->ob_len] = '\0';
 		p->p_outtotal = (size_t)ob->ob_total;
+		if (spool != NULL &&
+		    pending_outheld + ob->ob_len > PENDING_OUTMAX)
+			p->p_ondisk = 1;
+		else {
+			p->p_out = xmalloc(ob->ob_len + 1);
+			if (ob->ob_len > 0)
+				memcpy(p->p_out, ob->ob_buf, ob->ob_len);
+			p->p_out[ob->ob_len] = '\0';
+			p->p_outlen = ob->ob_len;
+			pending_outheld += p->p_outlen;
+		}
 	}
 	TAILQ_INSERT_TAIL(&pendings, p, p_entry);
 	npending++;
@@ -265,6 +284,7 @@ static void
 pending_free(struct pending *p)
 {
 	TAILQ_REMOVE(&pendings, p, p_entry);
+	pending_outheld -= p->p_outlen;
 	free(p->p_out);
 	free(p->p_spool);
 	free(p);
@@ -296,6 +316,54 @@ lost_mark(struct pending *p, struct store_error *se)
 }
 
 /*
+ * The head of an end left in its run file (p_ondisk), read back for its
+ * record; a file that cannot be read is said, and the run recorded
+ * without its output.
+ */
+static void
+pending_load(struct pending *p)
+{
+	struct runfile	 rf;
+	char		*buf = NULL;
+	size_t		 len, n = 0;
+	int		 ok;
+
+	memset(&rf, 0, sizeof(rf));
+	ok = file_read(p->p_spool, RUNREC_MAX, &buf, &len) == 0 &&
+	    runfile_decode(buf, len, &rf) == 0;
+	free(buf);
+	if (ok)
+		n = rf.rf_out.ob_len;
+	else {
+		log_warn("(CRON) ERROR (%s: a run's output, not read again)",
+		    p->p_spool);
+		p->p_outtotal = 0;
+	}
+	p->p_out = xmalloc(n + 1);
+	if (n > 0)
+		memcpy(p->p_out, rf.rf_out.ob_buf, n);
+	p->p_out[n] = '\0';
+	runfile_free(&rf);
+	p->p_outlen = n;
+	pending_outheld += n;
+}
+
+/* After a failed batch, the heads read back go back to their files. */
+static void
+pending_unload(struct pending **v, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (v[i]->p_ondisk && v[i]->p_out != NULL) {
+			pending_outheld -= v[i]->p_outlen;
+			free(v[i]->p_out);
+			v[i]->p_out = NULL;
+			v[i]->p_outlen = 0;
+		}
+}
+
+/*
  * Write the runs at the head of the queue, at most max of them and up
  * to the first PK_FAIL: the ends of those whose start is in, in one
  * transaction; then the starts of the others in one, and their ends in
@@ -314,11 +382,16 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 	static int64_t			*ids;
 	static size_t			 cap;
 	struct pending			*p;
-	size_t				 i, k = 0, ne = 0, ns = 0;
+	size_t				 i, k = 0, ne = 0, ns = 0, loaded = 0;
 
 	TAILQ_FOREACH(p, &pendings, p_entry) {
-		if (p->p_kind == PK_FAIL || p->p_kind == PK_LOST || k == max)
+		if (p->p_kind == PK_FAIL || p->p_kind == PK_LOST ||
+		    k == max || (k > 0 && loaded > PENDING_OUTMAX))
 			break;
+		if (p->p_ondisk && p->p_out == NULL) {
+			pending_load(p);
+			loaded += p->p_outlen;
+		}
 		if (k == cap) {
 			cap = cap == 0 ? 64 : cap * 2;
 			rs = xreallocarray(rs, cap, sizeof(*rs));
@@ -342,8 +415,11 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 		re[i].re_out = p->p_out;
 		re[i].re_outlen = p->p_outtotal;
 	}
-	if (ne > 0 && store_runs_end_batch(D.d_st, re, ne, se) == -1)
+	if (ne > 0 && store_runs_end_batch(D.d_st, re, ne, se) == -1) {
+		pending_unload(pe, ne);
+		pending_unload(ps, ns);
 		return (-1);
+	}
 	for (i = 0; i < ne; i++) {
 		*late += pe[i]->p_late;
 		pending_done(pe[i]);
@@ -360,8 +436,10 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 		rs[i].rs_start = p->p_start;
 	}
 	*what = "recording a run";
-	if (store_runs_start_batch(D.d_st, rs, ns, ids, se) == -1)
+	if (store_runs_start_batch(D.d_st, rs, ns, ids, se) == -1) {
+		pending_unload(ps, ns);
 		return (-1);
+	}
 	/* Their starts are in: only the ends are left. */
 	for (i = 0; i < ns; i++) {
 		p = ps[i];
@@ -374,8 +452,10 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 		re[i].re_outlen = p->p_outtotal;
 	}
 	*what = "recording the end of a run";
-	if (store_runs_end_batch(D.d_st, re, ns, se) == -1)
+	if (store_runs_end_batch(D.d_st, re, ns, se) == -1) {
+		pending_unload(ps, ns);
 		return (-1);
+	}
 	for (i = 0; i < ns; i++) {
 		*late += ps[i]->p_late;
 		pending_done(ps[i]);
