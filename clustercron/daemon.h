@@ -605,7 +605,8 @@ void	 metrics_free(void);
  * record_busy() says whether more wait for the store, which answers;
  * record_pending_run() whether a record of a run (its id, or its job,
  * fire and attempt) waits;
- * record_final() tries one last time, at exit.  Strings are borrowed.
+ * record_final() tries one last time, at exit; record_drop() then lets
+ * go of the record of an attempt still running.  Strings are borrowed.
  */
 struct rec;
 #define RECORD_TURN	1024
@@ -621,6 +622,7 @@ void	 record_flush(struct tick *);
 int	 record_busy(void);
 int	 record_pending_run(int64_t, const char *, time_t, int);
 void	 record_final(struct tick *);
+void	 record_drop(struct rec *);
 void	 record_free(void);
 
 /*

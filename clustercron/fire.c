@@ -694,6 +694,8 @@ fire_free(struct fire *f)
 {
 	mtimer_del(&f->f_timer);
 	TAILQ_REMOVE(is_waiting(f->f_state) ? &waiting : &live, f, f_entry);
+	if (f->f_rec != NULL)
+		record_drop(f->f_rec);
 	unprepare(f);
 	free(f);
 }

@@ -669,6 +669,20 @@ history_trim(struct tick *tk)
 		log_debug("(CRON) TRIM (%zu runs)", n);
 }
 
+/*
+ * The daemon leaves with the attempt of r still running: its record
+ * goes from memory (its run file tells the next life of the daemon).
+ */
+void
+record_drop(struct rec *r)
+{
+	if (r->r_queued) {
+		TAILQ_REMOVE(&starts, r, r_entry);
+		nstarts--;
+	}
+	free(r);
+}
+
 void
 record_free(void)
 {

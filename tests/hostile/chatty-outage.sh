@@ -45,17 +45,25 @@ wait_for 40 at_least $((n0 + 240)) "$O/ran" ||
 hwm=$(kb VmHWM)
 echo "$(($(count_lines "$O/ran") - n0)) runs ended while the store was" \
     "away; daemon resident $rss0 kB, peak since $hwm kB"
-ntest=$((ntest + 1))
-[ $((hwm - rss0)) -lt 49152 ] ||
-    fail "the daemon grew by $((hwm - rss0)) kB holding the runs' output"
+# Not under the sanitizers, whose allocator keeps what is freed.
+if [ "$DMN_MODE" != foreground ]; then
+	ntest=$((ntest + 1))
+	[ $((hwm - rss0)) -lt 49152 ] || fail "the daemon grew by" \
+	    "$((hwm - rss0)) kB holding the runs' output"
+fi
 
 mdb_start
 wait_for 40 in_log n1 'STORE BACK' || fail "n1 did not see the store back"
-dmn_stop n1
-# Every run that ended is in the store, each with its 1 MB head.
-ended=$(count_lines "$O/ran")
-same "every run is recorded, finished" \
-    "$(ccs runs | awk '$5 == "finished"' | wc -l | tr -d ' ')" "$ended"
+# The table goes; once its last jobs ended every run that ended is in
+# the store, each with its 1 MB head.
+rm "$T/n1/spool/root"
+gone() { [ -z "$(ccs jobs | awk '$2 == "root"')" ]; }
+wait_for 30 gone || fail "the table did not go"
+finished() { ccs runs | awk '$5 == "finished"' | wc -l | tr -d ' '; }
+allin() { [ "$(finished)" = "$(count_lines "$O/ran")" ]; }
+wait_for 60 allin
+same "every run is recorded, finished" "$(finished)" \
+    "$(count_lines "$O/ran")"
 same "... each with the head the store keeps" \
     "$(ccs runs | awk '$5 == "finished" && $8 != 1048576' | head -3)" ""
 contains "... and the heads past the bound were read from the run files" \

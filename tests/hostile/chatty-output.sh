@@ -46,8 +46,12 @@ runuser -u "$H" -- env CTAB_SOCKET="$T/a/sock" "$CTAB" -r
 good_check "20 jobs a second writing 4 MB each"
 n=$(run_rows "job != \"$GOOD_JOB\" && state == \"finished\"" | wc -l)
 echo "$n runs of $H finished; daemon resident $rss0 kB before, peak $hwm kB"
-ntest=$((ntest + 2))
+ntest=$((ntest + 1))
 [ "$n" -ge 100 ] || fail "only $n of the chatty jobs ran"
-[ $((hwm - rss0)) -lt 16384 ] ||
-    fail "the daemon grew by $((hwm - rss0)) kB with the jobs' output"
+# Not under the sanitizers, whose allocator keeps what is freed.
+if [ "$DMN_MODE" != foreground ]; then
+	ntest=$((ntest + 1))
+	[ $((hwm - rss0)) -lt 16384 ] || fail "the daemon grew by" \
+	    "$((hwm - rss0)) kB with the jobs' output"
+fi
 finish

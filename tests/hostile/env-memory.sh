@@ -55,9 +55,12 @@ rss1=$(kb VmRSS)
 hwm=$(kb VmHWM)
 echo "daemon resident: $rss0 kB before, $rss1 kB after, peak $hwm kB"
 good_check "a table of 250 large environments"
-ntest=$((ntest + 1))
-[ $((hwm - rss0)) -lt 8192 ] ||
-    fail "the daemon grew by $((hwm - rss0)) kB for one table"
+# Not under the sanitizers, whose allocator keeps what is freed.
+if [ "$DMN_MODE" != foreground ]; then
+	ntest=$((ntest + 1))
+	[ $((hwm - rss0)) -lt 8192 ] ||
+	    fail "the daemon grew by $((hwm - rss0)) kB for one table"
+fi
 
 run runuser -u "$H" -- env CTAB_SOCKET="$T/a/sock" "$CTAB" "$T/huge.tab"
 same "a thousand such entries: refused" "$rc" 1

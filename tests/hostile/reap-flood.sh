@@ -54,11 +54,18 @@ good_check "200 jobs a second that end at once"
 
 echo "$(awk '{ print $2 }' "$T/zombies" | sort -u | wc -l) zombies seen" \
     "in $(awk '{ print $1 }' "$T/zombies" | sort -u | wc -l) samples"
-same "no child of the daemon stayed a zombie for more than a second" \
-    "$(awk '{ if (!($2 in first)) first[$2] = $1; last[$2] = $1 }
+# A time: held in the main stage, printed under the sanitizers (as
+# good.sh does the lateness), where every turn is several times slower.
+long=$(awk '{ if (!($2 in first)) first[$2] = $1; last[$2] = $1 }
     END { for (p in first) if (last[p] - first[p] > 1)
 	printf "pid %s: a zombie for %.2f s\n", p, last[p] - first[p] }' \
-    "$T/zombies")" ""
+    "$T/zombies")
+if [ "$DMN_MODE" != foreground ]; then
+	same "no child of the daemon stayed a zombie for more than a second" \
+	    "$long" ""
+else
+	echo "zombies over a second: $(printf '%s' "$long" | grep -c .)"
+fi
 # The jobs gone, the descriptors of the flood are released.
 nochild() { [ -z "$(ps -o pid= --ppid "$P" | head -1)" ]; }
 wait_for 30 nochild || fail "the daemon's children did not all end"
