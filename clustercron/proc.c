@@ -212,6 +212,8 @@ static void	 limit_hit(struct puser *, enum limit, struct tick *);
 static void	 limit_say(struct puser *, enum limit, int);
 static void	 sweep(struct tick *);
 static void	 expire_held(struct tick *);
+static void	 miss_why(const struct proc *, const struct tick *, char *,
+		    size_t);
 static void	 expire_wake(struct mtimer *, struct tick *);
 
 void
@@ -686,19 +688,7 @@ proc_run(struct tick *tk)
 			p->p_state = P_SPAWNED;
 			proc_unlink(p);
 			limit_hit(u, LIM_GRACE, tk);
-			if (p->p_held)
-				snprintf(why, sizeof(why), "missed: not "
-				    "started in time (start-grace %lld s, or "
-				    "its claim's lease): user-max-running "
-				    "(%zu) reached",
-				    (long long)(D.d_conf.c_start_grace_ms /
-				    1000), D.d_conf.c_user_max_running);
-			else
-				snprintf(why, sizeof(why), "missed: not "
-				    "started within start-grace (%lld s): %zu "
-				    "starts waited here",
-				    (long long)(D.d_conf.c_start_grace_ms /
-				    1000), nqueued + 1);
+			miss_why(p, tk, why, sizeof(why));
 			ev.pe_kind = PE_MISSED;
 			ev.pe_why = why;
 			deliver(p, &ev, tk);
@@ -725,6 +715,29 @@ proc_run(struct tick *tk)
 		    n, (long long)(tk->tk_mono - t0), nqueued);
 	expire_held(tk);
 	sweep(tk);
+}
+
+/*
+ * Why the start of p, taken off its queue now, is missed: start-grace
+ * is over, or the lease of its claim while its owner was held back.
+ */
+static void
+miss_why(const struct proc *p, const struct tick *tk, char *buf,
+    size_t len)
+{
+	long long	 grace = D.d_conf.c_start_grace_ms / 1000;
+
+	if (!p->p_held)
+		snprintf(buf, len, "missed: not started within start-grace "
+		    "(%lld s): %zu starts waited here", grace, nqueued + 1);
+	else if (p->p_deadline != 0 && tk->tk_mono >= p->p_deadline)
+		snprintf(buf, len, "missed: not started within start-grace "
+		    "(%lld s): user-max-running (%zu) reached", grace,
+		    D.d_conf.c_user_max_running);
+	else
+		snprintf(buf, len, "missed: not started within the lease of "
+		    "its claim: user-max-running (%zu) reached",
+		    D.d_conf.c_user_max_running);
 }
 
 /*
@@ -767,17 +780,7 @@ expire_held(struct tick *tk)
 			}
 			proc_unlink(p);
 			limit_hit(u, LIM_GRACE, tk);
-			if (by == p->p_deadline)
-				snprintf(why, sizeof(why), "missed: not started "
-				    "within start-grace (%lld s): "
-				    "user-max-running (%zu) reached",
-				    (long long)(D.d_conf.c_start_grace_ms /
-				    1000), D.d_conf.c_user_max_running);
-			else
-				snprintf(why, sizeof(why), "missed: not started "
-				    "within the lease of its claim: "
-				    "user-max-running (%zu) reached",
-				    D.d_conf.c_user_max_running);
+			miss_why(p, tk, why, sizeof(why));
 			memset(&ev, 0, sizeof(ev));
 			ev.pe_kind = PE_MISSED;
 			ev.pe_why = why;
