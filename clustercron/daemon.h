@@ -658,7 +658,9 @@ void	 record_free(void);
  * PS_FAILED with why in buf.  proc_run() starts the runners of at most
  * PROC_TURN queued procs, the users taking turns, for PROC_TURN_MS at
  * most; proc_queued() is how many wait that may start now.  Each user
- * has at most user-max-running runs under way: his other starts wait,
+ * has at most user-max-running runs under way (but for the starts with
+ * pr_exempt set, of the system tables: their own turns, no limit, not
+ * counted): his other starts wait,
  * and one still waiting at pr_deadline (0: none) is PE_MISSED (pe_why
  * says why), without a runner.  proc_admit() says whether the user may
  * fire once more (user-fire-rate): 1, or 0 with why in buf, the limit
@@ -716,6 +718,7 @@ struct proc_req {
 	uint32_t	 pr_timeout;
 	int64_t		 pr_until;
 	int64_t		 pr_deadline;	/* mono ms: start by, or missed */
+	int		 pr_exempt;	/* a system table's: no user limit */
 	/* Its events' handler; NULL: proc_init()'s. */
 	void		(*pr_handler)(const struct proc_event *,
 			    struct tick *);

@@ -185,6 +185,7 @@ struct fire {
 	uint32_t	 f_retry[CRON_MAXRETRY];
 	uint32_t	 f_timeout;
 	int		 f_badmail;	/* MAILTO refused: say so at the end */
+	int		 f_system;	/* of a system table: no user limits */
 	/* The attempt in flight. */
 	struct proc	*f_proc;
 	pid_t		 f_pid;
@@ -236,6 +237,7 @@ static void	 adopted(const struct proc_event *, struct tick *);
 static void	 log_job(const struct fire *, const char *);
 static void	 log_output(const struct fire *, const struct outbuf *);
 static int	 is_final(enum fire_state);
+static int	 job_system(const struct job *);
 
 int
 inflight_cmp(struct inflight *a, struct inflight *b)
@@ -527,8 +529,11 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	struct passwd		*pw;
 	char			 title[128], num[16];
 
-	/* A fire's first start: within its owner's rate (proc.c)? */
-	if (f->f_owner == NULL && f->f_attempt == 1 &&
+	/*
+	 * A fire's first start: within its owner's rate (proc.c)?  The
+	 * system tables are the administrator's: no limit.
+	 */
+	if (f->f_owner == NULL && f->f_attempt == 1 && !job_system(j) &&
 	    !proc_admit(job_owner(j), tk, why, sizeof(why))) {
 		out->fd_why = why;
 		out->fd_job = j;
@@ -569,6 +574,7 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	pr.pr_timeout = f->f_timeout;
 	pr.pr_until = f->f_until;
 	pr.pr_deadline = tk->tk_mono + D.d_conf.c_start_grace_ms;
+	pr.pr_exempt = f->f_system;
 	if (proc_start(&pr, tk, &f->f_proc, why, sizeof(why)) == PS_QUEUED) {
 		inflight_add(f->f_id, 1);
 		return (FE_NEVENTS);
@@ -710,6 +716,16 @@ prepare(struct fire *f, const struct job *j)
 	f->f_nretry = job_opts(j)->o_nretry;
 	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
 	f->f_timeout = job_opts(j)->o_timeout;
+	f->f_system = job_system(j);
+}
+
+/* Whether j is of /etc/crontab or /etc/cron.d, the administrator's. */
+static int
+job_system(const struct job *j)
+{
+	enum tb_kind	 k = j->j_kind->k_table->tb_kind;
+
+	return (k == TB_SYSTEM || k == TB_CROND);
 }
 
 /* Drop the copies: the fire will be started anew from its job. */

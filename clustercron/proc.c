@@ -114,6 +114,7 @@ struct puser {
 	int64_t		 u_filled;	/* monotonic ms of the last fill */
 	uint64_t	 u_hits[LIM_COUNT];	/* not yet said */
 	int64_t		 u_said[LIM_COUNT];	/* monotonic ms; 0 never */
+	int		 u_exempt;	/* his system tables' starts */
 	char		*u_name;
 };
 int	 puser_cmp(struct puser *, struct puser *);
@@ -204,7 +205,7 @@ static int	 handed_has(const char *);
 static void	 handed_prune(void);
 static void	 adopt(const char *, const struct runfile *, int,
 		    struct tick *);
-static struct puser *puser_get(const char *);
+static struct puser *puser_get(const char *, int);
 static int	 held_back(const struct puser *);
 static void	 dequeue(struct proc *);
 static void	 count_run(struct proc *);
@@ -227,20 +228,30 @@ proc_init(void (*fn)(const struct proc_event *, struct tick *))
 int
 puser_cmp(struct puser *a, struct puser *b)
 {
-	return (strcmp(a->u_name, b->u_name));
+	int	 c;
+
+	if ((c = strcmp(a->u_name, b->u_name)) != 0)
+		return (c);
+	return (a->u_exempt - b->u_exempt);
 }
 
-/* The user named name, made with a full bucket when new. */
+/*
+ * The user named name, made with a full bucket when new; with exempt
+ * set, the starts of his jobs of the system tables, which take their
+ * own turns and are held back by no limit.
+ */
 static struct puser *
-puser_get(const char *name)
+puser_get(const char *name, int exempt)
 {
 	struct puser	 key, *u;
 
 	key.u_name = (char *)name;
+	key.u_exempt = exempt;
 	if ((u = RB_FIND(pusers, &pusers, &key)) != NULL)
 		return (u);
 	u = xcalloc(1, sizeof(*u));
 	u->u_name = xstrdup(name);
+	u->u_exempt = exempt;
 	TAILQ_INIT(&u->u_q);
 	u->u_tokens = (int64_t)D.d_conf.c_user_fire_burst * 1000;
 	RB_INSERT(pusers, &pusers, u);
@@ -251,7 +262,7 @@ puser_get(const char *name)
 static int
 held_back(const struct puser *u)
 {
-	return (D.d_conf.c_user_max_running != 0 &&
+	return (D.d_conf.c_user_max_running != 0 && !u->u_exempt &&
 	    u->u_nrun >= D.d_conf.c_user_max_running);
 }
 
@@ -272,7 +283,7 @@ static void
 count_run(struct proc *p)
 {
 	if (p->p_user == NULL)
-		p->p_user = puser_get(p->p_who);
+		p->p_user = puser_get(p->p_who, 0);
 	p->p_user->u_nrun++;
 	p->p_counted = 1;
 }
@@ -289,7 +300,7 @@ proc_admit(const char *user, struct tick *tk, char *why, size_t len)
 
 	if (D.d_conf.c_user_fire_rate == 0)
 		return (1);
-	u = puser_get(user);
+	u = puser_get(user, 0);
 	cap = (int64_t)D.d_conf.c_user_fire_burst * 1000;
 	if (u->u_filled != 0 && u->u_tokens < cap) {
 		u->u_tokens += (tk->tk_mono - u->u_filled) *
@@ -523,7 +534,7 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 	p->p_who = pr->pr_who;
 	p->p_until = pr->pr_until;
 	p->p_deadline = pr->pr_deadline;
-	p->p_user = puser_get(pr->pr_who);
+	p->p_user = puser_get(pr->pr_who, pr->pr_exempt);
 	LIST_INSERT_HEAD(&procs, p, p_entry);
 	TAILQ_INSERT_TAIL(&p->p_user->u_q, p, p_qentry);
 	if (p->p_user->u_nq++ == 0)

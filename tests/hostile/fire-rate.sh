@@ -9,7 +9,8 @@
 # skipped with the limit named, and the log says so in one line, not
 # one a fire.  The good user's job runs every second exactly once, and
 # starts within a second of its instant (its own clock, read by the job
-# as it starts).
+# as it starts).  The system tables are the administrator's: 60 lines
+# of /etc/cron.d run every second whatever the rate.
 
 . "$top_srcdir/tests/daemon/lib.sh"
 
@@ -27,6 +28,15 @@ dmn_setup a <<EOC
 user-fire-rate = 20
 user-fire-burst = 40
 EOC
+{
+	echo "CLUSTERCRON_SECONDS=yes"
+	echo 'MAILTO=""'
+	_i=0
+	while [ $_i -lt 60 ]; do
+		echo "* * * * * * root true sys $_i"
+		_i=$((_i + 1))
+	done
+} >"$T/a/cron.d/sys"
 dmn_start a
 export CTAB_SOCKET="$T/a/sock"
 as() { _u=$1; shift; runuser -u "$_u" -- env CTAB_SOCKET="$CTAB_SOCKET" "$@"; }
@@ -82,9 +92,16 @@ ran=$(ccs history | awk '$5 == "finished"' | wc -l)
 echo "# $skipped hostile fires skipped, $ran runs in all"
 # None of the good user's.
 gjob=$(job_of 'CLUSTERCRON_FIRE_TIME')
+job_of '^true sys ' >"$T/sysjobs"
+same "the system table's jobs are 60" "$(wc -l <"$T/sysjobs")" 60
 same "the good user's job is one job" "$(echo "$gjob" | wc -l)" 1
 same "... and none of its fires is skipped or missed" \
     "$(ccs history | awk -v j="$gjob" '$1 == j && $3 == 0')" ""
+# Nor of the system table.
+same "none of the system table's fires is skipped" "$(ccs history |
+    awk '$3 == 0' | grep -F -f "$T/sysjobs")" ""
+[ "$(ccs history | awk '$3 == 1' | grep -c -F -f "$T/sysjobs")" -ge 600 ] ||
+    fail "the system table's jobs did not run every second"
 # One line for the administrator, not one per fire.
 same "the log says the user hit the limit, once" "$(grep -c \
     "($H) LIMIT (fires skipped: over user-fire-rate (20 fires a second, burst 40)" \
