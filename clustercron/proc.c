@@ -210,7 +210,7 @@ static int	 held_back(const struct puser *);
 static void	 dequeue(struct proc *);
 static void	 count_run(struct proc *);
 static void	 limit_hit(struct puser *, enum limit, struct tick *);
-static void	 limit_say(struct puser *, enum limit, int);
+static void	 limit_say(struct puser *, enum limit, int64_t);
 static void	 sweep(struct tick *);
 static void	 expire_held(struct tick *);
 static void	 miss_why(const struct proc *, const struct tick *, char *,
@@ -330,12 +330,16 @@ limit_hit(struct puser *u, enum limit k, struct tick *tk)
 	u->u_hits[k]++;
 	if (u->u_said[k] != 0 && tk->tk_mono - u->u_said[k] < LIMIT_LOG_MS)
 		return;
-	limit_say(u, k, u->u_said[k] == 0);
+	limit_say(u, k, tk->tk_mono);
 	u->u_said[k] = tk->tk_mono;
 }
 
+/*
+ * Say that the user hit limit k: the first time what it is, later how
+ * many fires it concerned since the last line (now: monotonic ms).
+ */
 static void
-limit_say(struct puser *u, enum limit k, int first)
+limit_say(struct puser *u, enum limit k, int64_t now)
 {
 	static const char *const what[LIM_COUNT] = {
 		"skipped: over user-fire-rate",
@@ -359,14 +363,14 @@ limit_say(struct puser *u, enum limit k, int first)
 		    (long long)(D.d_conf.c_start_grace_ms / 1000));
 		break;
 	}
-	if (first)
+	if (u->u_said[k] == 0)
 		log_warnx("(%s) LIMIT (fires %s (%s); said again at most "
 		    "every %d s, with a count)", u->u_name, what[k], lim,
 		    LIMIT_LOG_MS / 1000);
 	else
-		log_warnx("(%s) LIMIT (%llu fire%s %s (%s) in the last %d s)",
-		    u->u_name, (unsigned long long)n, n == 1 ? "" : "s",
-		    what[k], lim, LIMIT_LOG_MS / 1000);
+		log_warnx("(%s) LIMIT (%llu fire%s %s (%s) in the last %lld "
+		    "s)", u->u_name, (unsigned long long)n, n == 1 ? "" : "s",
+		    what[k], lim, (long long)((now - u->u_said[k]) / 1000));
 	u->u_hits[k] = 0;
 }
 
@@ -391,7 +395,7 @@ sweep(struct tick *tk)
 		for (k = 0; k < LIM_COUNT; k++) {
 			if (u->u_hits[k] > 0 &&
 			    tk->tk_mono - u->u_said[k] >= LIMIT_LOG_MS) {
-				limit_say(u, k, 0);
+				limit_say(u, k, tk->tk_mono);
 				u->u_said[k] = tk->tk_mono;
 			}
 			if (u->u_hits[k] > 0 || (u->u_said[k] != 0 &&
