@@ -102,10 +102,11 @@ same "none of the system table's fires is skipped" "$(ccs history |
     awk '$3 == 0' | grep -F -f "$T/sysjobs")" ""
 [ "$(ccs history | awk '$3 == 1' | grep -c -F -f "$T/sysjobs")" -ge 600 ] ||
     fail "the system table's jobs did not run every second"
-# One line for the administrator, not one per fire.
-same "the log says the user hit the limit, once" "$(grep -c \
-    "($H) LIMIT (fires skipped: over user-fire-rate (20 fires a second, burst 40)" \
-    "$T/a.log")" 1
-same "... and no more LIMIT lines within the minute" \
-    "$(grep -c "LIMIT" "$T/a.log")" 1
+# One line for the administrator, not one per fire: the first at once,
+# then one a minute at most (the test takes well under two).
+contains "the log says the user hit the limit" "$(cat "$T/a.log")" \
+    "\\($H\\) LIMIT \\(fires skipped: over user-fire-rate \\(20 fires a second, burst 40\\)"
+n=$(grep -c "LIMIT" "$T/a.log")
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] ||
+    fail "$n LIMIT lines for $skipped fires skipped"
 finish
