@@ -513,6 +513,7 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		(void)record(t, tk);
 		return;
 	case PE_NOSTART:
+	case PE_MISSED:		/* not asked for (no pr_deadline) */
 		t->t_proc = NULL;
 		nostart(t, pe->pe_why, 0, tk);
 		return;

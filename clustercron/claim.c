@@ -42,10 +42,10 @@
 #include "store.h"
 
 /*
- * A fire counts as missed once its timer is this late: the daemon was
- * stopped, starved or cut off from the store meanwhile.
+ * A fire counts as missed once its timer is this late (start-grace):
+ * the daemon was stopped, starved or cut off from the store meanwhile.
  */
-#define LATE_MS		(60 * 1000)
+#define LATE_MS		(D.d_conf.c_start_grace_ms)
 /*
  * Fires this recent (seconds, besides the claim deferral) are left to
  * the nodes firing them on time.

@@ -74,6 +74,10 @@ struct dconf {
 	int64_t		 c_retry_ms;	/* store reconnection */
 	size_t		 c_output_max;
 	size_t		 c_max_entries;	/* a user's table; 0: no limit */
+	unsigned int	 c_user_fire_rate; /* a user's fires a second; 0 */
+	unsigned int	 c_user_fire_burst; /* ... at once */
+	size_t		 c_user_max_running; /* per node; 0: no limit */
+	int64_t		 c_start_grace_ms; /* a fire this late is missed */
 	unsigned int	 c_busy_ms;	/* SQLite */
 	int64_t		 c_hist_age_ms;
 	size_t		 c_hist_runs;

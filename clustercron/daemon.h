@@ -600,7 +600,9 @@ void	 metrics_free(void);
  * comes from (spool, copied; NULL: none) is deleted once the store has
  * the record: until then, a daemon that dies leaves it to the next.
  * record_note() notes a fire that was not started, RUN_MISSED or
- * RUN_SKIPPED, now: 0, or -1 when the store failed (logged).
+ * RUN_SKIPPED, now: 0, or -1 when the store failed (logged);
+ * record_note_why() the same with the reason why (copied), at the end
+ * of the turn with the turn's other records (a limit's fires, issue 12).
  * record_flush() writes what waits, at most RECORD_TURN runs a call;
  * record_busy() says whether more wait for the store, which answers;
  * record_pending_run() whether a record of a run (its id, or its job,
@@ -618,6 +620,8 @@ int64_t	 record_runid(const struct rec *);
 void	 record_fail(const char *, time_t, int, const char *, int64_t,
 	    const char *);
 int	 record_note(const char *, time_t, enum store_run_state, int64_t);
+void	 record_note_why(const char *, time_t, enum store_run_state,
+	    const char *, int64_t);
 void	 record_flush(struct tick *);
 int	 record_busy(void);
 int	 record_pending_run(int64_t, const char *, time_t, int);
@@ -654,8 +658,15 @@ void	 record_free(void);
  * s (0: none); pr_until the monotonic instant past which it must not
  * exec (0: no bound).  It returns PS_QUEUED with the proc in *pp, or
  * PS_FAILED with why in buf.  proc_run() starts the runners of at most
- * PROC_TURN queued procs, in order, for PROC_TURN_MS at most;
- * proc_queued() is how many wait.
+ * PROC_TURN queued procs, the users taking turns, for PROC_TURN_MS at
+ * most; proc_queued() is how many wait that may start now.  Each user
+ * has at most user-max-running runs under way (but for the starts with
+ * pr_exempt set, of the system tables: their own turns, no limit, not
+ * counted): his other starts wait,
+ * and one still waiting at pr_deadline (0: none) is PE_MISSED (pe_why
+ * says why), without a runner.  proc_admit() says whether the user may
+ * fire once more (user-fire-rate): 1, or 0 with why in buf, the limit
+ * counted and logged (LIMIT lines, a few per user and minute).
  * An owner of another kind (atrun.c's one-shot attempts) names its own
  * handler in pr_handler.
  *
@@ -679,7 +690,7 @@ struct proc;
 struct runfile;
 enum proc_ev {
 	PE_STARTED, PE_NOSTART, PE_LATE, PE_TIMEOUT, PE_ENDED, PE_LOST,
-	PE_ADOPTED
+	PE_ADOPTED, PE_MISSED
 };
 struct proc_event {
 	enum proc_ev	 pe_kind;
@@ -687,7 +698,7 @@ struct proc_event {
 	struct proc	*pe_proc;
 	pid_t		 pe_pid;
 	int64_t		 pe_start;	/* wall ms */
-	const char	*pe_why;	/* PE_NOSTART */
+	const char	*pe_why;	/* PE_NOSTART, PE_MISSED */
 	int64_t		 pe_late;	/* PE_LATE: ms */
 	uint32_t	 pe_timeout;	/* PE_TIMEOUT: s */
 	int		 pe_wstatus;	/* PE_ENDED */
@@ -708,6 +719,8 @@ struct proc_req {
 	int		 pr_attempt;
 	uint32_t	 pr_timeout;
 	int64_t		 pr_until;
+	int64_t		 pr_deadline;	/* mono ms: start by, or missed */
+	int		 pr_exempt;	/* a system table's: no user limit */
 	/* Its events' handler; NULL: proc_init()'s. */
 	void		(*pr_handler)(const struct proc_event *,
 			    struct tick *);
@@ -720,6 +733,7 @@ void	 proc_init(void (*)(const struct proc_event *, struct tick *));
 enum proc_start proc_start(const struct proc_req *, struct tick *,
 	    struct proc **, char *, size_t);
 void	 proc_run(struct tick *);
+int	 proc_admit(const char *, struct tick *, char *, size_t);
 size_t	 proc_queued(void);
 size_t	 proc_count(void);
 void	 proc_killall(int);
@@ -764,8 +778,10 @@ enum fire_state {
 	FS_FINISHED,	/* its last attempt ended */
 	FS_OTHER,	/* another node's */
 	FS_LEFT,	/* left to the other nodes (drained, stopping) */
-	FS_SKIPPED,	/* overlap forbidden, a run in flight: noted */
-	FS_MISSED,	/* ours, too late to run: noted */
+	FS_SKIPPED,	/* overlap forbidden, a run in flight, or
+			   over user-fire-rate: noted */
+	FS_MISSED,	/* ours, too late to run (or to start, past
+			   start-grace): noted */
 	FS_FAILED,	/* could not start: recorded */
 	FS_LOST,	/* not started: its claim may have been taken;
 			   or started, its end unknown: its runner died */
@@ -802,6 +818,8 @@ enum fire_event {
 	FE_STOP,	/* the daemon stops */
 	FE_ADOPT,	/* a run of an earlier life, in its runner's hands */
 	FE_VANISHED,	/* its runner died before the end */
+	FE_OVER,	/* its owner is over user-fire-rate: skipped */
+	FE_TOO_LATE,	/* not started within start-grace: missed */
 	FE_NEVENTS
 };
 
@@ -809,7 +827,8 @@ enum fire_event {
  * An event's data: fd_job for FE_LOCAL, FE_RERUN and FE_START (the
  * fire's job, this turn), fd_until the lease a start is bound by
  * (monotonic ms; 0: none), fd_catchup that the claim was a catch-up
- * (logged so), fd_why and fd_late for FE_NOSTART and FE_LATE, and what
+ * (logged so), fd_why and fd_late for FE_NOSTART and FE_LATE (fd_why
+ * also for FE_OVER and FE_TOO_LATE: the limit's words), and what
  * proc.c said of an ended attempt (fd_spool: the run file it said it
  * from).
  */

@@ -34,7 +34,8 @@ enum {
 	K_RETRY, K_OUTPUT_MAX, K_BUSY, K_HIST_AGE, K_HIST_RUNS, K_SOCKET,
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
 	K_SPREADING, K_COPIES, K_LOG_FILE, K_RUNNER, K_RUNS_DIR,
-	K_SHUTDOWN_KILL, K_PAM, K_MAX_ENTRIES, K_COUNT
+	K_SHUTDOWN_KILL, K_PAM, K_MAX_ENTRIES, K_FIRE_RATE, K_FIRE_BURST,
+	K_MAX_RUNNING, K_START_GRACE, K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -96,6 +97,16 @@ static const struct conf_key keys[K_COUNT] = {
 	[K_PAM] = { "pam-service", CONF_STRING, 0, 0, 0, "clustercron" },
 	/* Fair shares: the most entries a user's table may hold. */
 	[K_MAX_ENTRIES] = { "max-entries", CONF_UINT, 0, 0, 1000000, "1000" },
+	/* ... a user's fires a second, and at once (proc.c). */
+	[K_FIRE_RATE] = { "user-fire-rate", CONF_UINT, 0, 0, 1000000, "50" },
+	[K_FIRE_BURST] = { "user-fire-burst", CONF_UINT, 0, 1, 10000000,
+	    "1000" },
+	/* ... a user's runs under way on a node. */
+	[K_MAX_RUNNING] = { "user-max-running", CONF_UINT, 0, 0, 1000000,
+	    "500" },
+	/* A fire not started this long after it came due is missed. */
+	[K_START_GRACE] = { "start-grace", CONF_DURATION, 0, 1, 86400,
+	    "60s" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -212,6 +223,10 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 	c->c_retry_ms = (int64_t)conf_num(cf, K_RETRY) * 1000;
 	c->c_output_max = (size_t)conf_num(cf, K_OUTPUT_MAX);
 	c->c_max_entries = (size_t)conf_num(cf, K_MAX_ENTRIES);
+	c->c_user_fire_rate = (unsigned int)conf_num(cf, K_FIRE_RATE);
+	c->c_user_fire_burst = (unsigned int)conf_num(cf, K_FIRE_BURST);
+	c->c_user_max_running = (size_t)conf_num(cf, K_MAX_RUNNING);
+	c->c_start_grace_ms = (int64_t)conf_num(cf, K_START_GRACE) * 1000;
 	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
 	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
 	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);

@@ -77,7 +77,8 @@ enum fire_action {
 	A_END,		/* the attempt ended: say, record */
 	A_RETRY,	/* the same, then wait for the next attempt */
 	A_ADOPT,	/* a run of an earlier life: record its start */
-	A_VANISHED	/* say LOST: its end is unknown; record it */
+	A_VANISHED,	/* say LOST: its end is unknown; record it */
+	A_LIMITED	/* a limit skipped it, or let it miss: note why */
 };
 
 struct row {
@@ -132,6 +133,8 @@ static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
 		[FE_LATE] =		T(FS_DROPPED, A_FENCED),
 		[FE_LATE_RERUN] =	T(FS_LOST, A_LOST_LATE),
 		[FE_TIMEOUT] =		T(FS_STARTING, A_TIMEOUT),
+		[FE_OVER] =		T(FS_SKIPPED, A_LIMITED),
+		[FE_TOO_LATE] =		T(FS_MISSED, A_LIMITED),
 	},
 	[FS_RUNNING] = {
 		[FE_TIMEOUT] =		T(FS_RUNNING, A_TIMEOUT),
@@ -157,7 +160,8 @@ static const char *const event_names[FE_NEVENTS] = {
 	"no answer", "held", "left", "recorded elsewhere", "job gone",
 	"start", "busy", "overlap unknown", "did not start", "late",
 	"rerun late", "exec'd", "timeout", "ended", "failed, retrying",
-	"retry due", "stop", "adopted", "runner gone"
+	"retry due", "stop", "adopted", "runner gone", "over a limit",
+	"not started in time"
 };
 
 struct fire {
@@ -181,6 +185,7 @@ struct fire {
 	uint32_t	 f_retry[CRON_MAXRETRY];
 	uint32_t	 f_timeout;
 	int		 f_badmail;	/* MAILTO refused: say so at the end */
+	int		 f_system;	/* of a system table: no user limits */
 	/* The attempt in flight. */
 	struct proc	*f_proc;
 	pid_t		 f_pid;
@@ -232,6 +237,7 @@ static void	 adopted(const struct proc_event *, struct tick *);
 static void	 log_job(const struct fire *, const char *);
 static void	 log_output(const struct fire *, const struct outbuf *);
 static int	 is_final(enum fire_state);
+static int	 job_system(const struct job *);
 
 int
 inflight_cmp(struct inflight *a, struct inflight *b)
@@ -405,6 +411,25 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 			(void)record_note(f->f_id, f->f_instant, RUN_SKIPPED,
 			    tk->tk_wall);
 		break;
+	case A_LIMITED:
+		/*
+		 * Its owner's doing (issue 12): proc.c logged the limit, a
+		 * few lines a minute; the fire is noted with the reason,
+		 * whatever its scope, as this node decided it.
+		 */
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, f->f_owner != NULL ? f->f_owner :
+			    job_owner(j), f->f_state == FS_SKIPPED ? "SKIPPED" :
+			    "MISSED", D.d_conf.c_node, f->f_instant, f->f_id,
+			    "%s", d->fd_why);
+		tick_read(tk);
+		metrics_fire_noted(f->f_id, f->f_owner != NULL ? f->f_owner :
+		    job_owner(j), f->f_state == FS_SKIPPED ? RUN_SKIPPED :
+		    RUN_MISSED);
+		record_note_why(f->f_id, f->f_instant, f->f_state ==
+		    FS_SKIPPED ? RUN_SKIPPED : RUN_MISSED, d->fd_why,
+		    tk->tk_wall);
+		break;
 	case A_START:
 		return (attempt_start(f, j, out, tk));
 	case A_NEXT:
@@ -504,6 +529,16 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	struct passwd		*pw;
 	char			 title[128], num[16];
 
+	/*
+	 * A fire's first start: within its owner's rate (proc.c)?  The
+	 * system tables are the administrator's: no limit.
+	 */
+	if (f->f_owner == NULL && f->f_attempt == 1 && !job_system(j) &&
+	    !proc_admit(job_owner(j), tk, why, sizeof(why))) {
+		out->fd_why = why;
+		out->fd_job = j;
+		return (FE_OVER);
+	}
 	if (f->f_owner == NULL)
 		prepare(f, j);
 	if ((pw = owner_pw(f->f_owner, tk)) == NULL) {
@@ -538,6 +573,8 @@ attempt_start(struct fire *f, const struct job *j, struct fire_data *out,
 	pr.pr_attempt = f->f_attempt;
 	pr.pr_timeout = f->f_timeout;
 	pr.pr_until = f->f_until;
+	pr.pr_deadline = tk->tk_mono + D.d_conf.c_start_grace_ms;
+	pr.pr_exempt = f->f_system;
 	if (proc_start(&pr, tk, &f->f_proc, why, sizeof(why)) == PS_QUEUED) {
 		inflight_add(f->f_id, 1);
 		return (FE_NEVENTS);
@@ -577,6 +614,13 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		inflight_add(f->f_id, -1);
 		d.fd_spool = pe->pe_spool;
 		fire_step(f, FE_VANISHED, &d, tk);
+		return;
+	case PE_MISSED:
+		f->f_proc = NULL;
+		inflight_add(f->f_id, -1);
+		d.fd_why = pe->pe_why;
+		fire_step(f, f->f_attempt == 1 ? FE_TOO_LATE : FE_NOSTART, &d,
+		    tk);
 		return;
 	case PE_LATE:
 		f->f_proc = NULL;
@@ -672,6 +716,16 @@ prepare(struct fire *f, const struct job *j)
 	f->f_nretry = job_opts(j)->o_nretry;
 	memcpy(f->f_retry, job_opts(j)->o_retry, sizeof(f->f_retry));
 	f->f_timeout = job_opts(j)->o_timeout;
+	f->f_system = job_system(j);
+}
+
+/* Whether j is of /etc/crontab or /etc/cron.d, the administrator's. */
+static int
+job_system(const struct job *j)
+{
+	enum tb_kind	 k = j->j_kind->k_table->tb_kind;
+
+	return (k == TB_SYSTEM || k == TB_CROND);
 }
 
 /* Drop the copies: the fire will be started anew from its job. */

@@ -29,10 +29,27 @@
  * its fork and its exec holds up that job's runner, never the loop.
  *
  * The work of a turn is bounded: at most PROC_TURN runners are started
- * per turn, for PROC_TURN_MS at most (proc_run()); the others wait in
- * order, and the loop comes back to them after its poll, without
- * sleeping (proc_queued()).  A start bound by a lease (pr_until) that
- * has passed when its turn comes is PE_LATE, without a runner.
+ * per turn, for PROC_TURN_MS at most (proc_run()); the others wait,
+ * and the loop comes back to them after its poll, without sleeping
+ * (proc_queued()).  A start bound by a lease (pr_until) that has passed
+ * when its turn comes is PE_LATE, without a runner.
+ *
+ * Fair shares (issue 12).  The starts wait in one queue per user (the
+ * job's owner), in the order they came, and the users with starts
+ * waiting take turns, one start each (round robin): a user with
+ * thousands of starts waiting delays another user's start by at most
+ * one start of his, never by his backlog.  A user has at most
+ * user-max-running runs under way on this node (runners started, and
+ * runs of an earlier life): his further starts wait in his queue, and
+ * the other users' go on.  A start that waits longer than start-grace
+ * (pr_deadline) is PE_MISSED, without a runner: lateness is bounded,
+ * nothing starts late for ever.  proc_admit() is the rate of a user's
+ * fires, a token bucket: user-fire-rate fires a second, user-fire-burst
+ * at once; a fire beyond it is refused before any work is done for it.
+ * Every limit hit is logged as a LIMIT line naming the user and the
+ * limit, at most one line per user, limit and LIMIT_LOG_MS (the rest
+ * are counted and said in the next one), so that a user cannot flood
+ * the log.
  *
  * Runs of an earlier life.  A daemon that stops, is restarted or is
  * killed leaves its runners running: they carry on alone (runner.c).
@@ -53,6 +70,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/tree.h>
 #include <sys/wait.h>
 
 #include <dirent.h>
@@ -75,6 +93,38 @@
 #define PROBE_MS	1000	/* runs of an earlier life looked at */
 #define ADOPT_WINDOW	10000	/* ms the directory is read again */
 #define RUNNER_NAME	"clustercron-runner"
+#define LIMIT_LOG_MS	60000	/* a LIMIT line per user and limit */
+#define SWEEP_MS	1000	/* the counts said, idle users freed */
+
+/* The limits a user may hit (LIMIT lines). */
+enum limit { LIM_RATE, LIM_RUNNING, LIM_GRACE, LIM_COUNT };
+
+/*
+ * A user with starts waiting, runs under way, a bucket not full or
+ * limits hit not yet said: his queue of starts, his count of runs,
+ * his bucket of fires (in thousandths of a fire) and his LIMIT lines.
+ */
+struct puser {
+	RB_ENTRY(puser)	 u_entry;
+	TAILQ_ENTRY(puser) u_ring;	/* while u_nq > 0 */
+	TAILQ_HEAD(, proc) u_q;
+	size_t		 u_nq;
+	size_t		 u_nrun;
+	int64_t		 u_tokens;	/* thousandths of a fire */
+	int64_t		 u_filled;	/* monotonic ms of the last fill */
+	uint64_t	 u_hits[LIM_COUNT];	/* not yet said */
+	int64_t		 u_said[LIM_COUNT];	/* monotonic ms; 0 never */
+	int		 u_exempt;	/* his system tables' starts */
+	char		*u_name;
+};
+int	 puser_cmp(struct puser *, struct puser *);
+RB_HEAD(pusers, puser);
+RB_PROTOTYPE(pusers, puser, u_entry, puser_cmp);
+RB_GENERATE(pusers, puser, u_entry, puser_cmp);
+static struct pusers	 pusers = RB_INITIALIZER(&pusers);
+static TAILQ_HEAD(, puser) ring = TAILQ_HEAD_INITIALIZER(ring);
+static int64_t		 swept;		/* monotonic ms */
+static struct mtimer	 expire_t;	/* a held start's deadline */
 
 enum pstate {
 	P_QUEUED,	/* waiting for its turn to start */
@@ -86,6 +136,10 @@ struct proc {
 	LIST_ENTRY(proc) p_entry;
 	TAILQ_ENTRY(proc) p_qentry;	/* while P_QUEUED */
 	enum pstate	 p_state;
+	struct puser	*p_user;	/* its owner's queue and count */
+	int		 p_counted;	/* in p_user's u_nrun */
+	int		 p_held;	/* waited for user-max-running */
+	int64_t		 p_deadline;	/* monotonic ms: start by; 0 none */
 	void		*p_owner;
 	void		(*p_handler)(const struct proc_event *, struct tick *);
 	const char	*p_who;		/* for the log: the owner */
@@ -109,7 +163,6 @@ struct proc {
 };
 
 static LIST_HEAD(, proc) procs = LIST_HEAD_INITIALIZER(procs);
-static TAILQ_HEAD(, proc) queue = TAILQ_HEAD_INITIALIZER(queue);
 static size_t	 nprocs;		/* in the list */
 static size_t	 nqueued;
 static size_t	 nadopted;
@@ -152,12 +205,218 @@ static int	 handed_has(const char *);
 static void	 handed_prune(void);
 static void	 adopt(const char *, const struct runfile *, int,
 		    struct tick *);
+static struct puser *puser_get(const char *, int);
+static int	 held_back(const struct puser *);
+static void	 dequeue(struct proc *);
+static void	 count_run(struct proc *);
+static void	 limit_hit(struct puser *, enum limit, struct tick *);
+static void	 limit_say(struct puser *, enum limit, int64_t);
+static void	 sweep(struct tick *);
+static void	 expire_held(struct tick *);
+static void	 miss_why(const struct proc *, const struct tick *, char *,
+		    size_t);
+static void	 expire_wake(struct mtimer *, struct tick *);
 
 void
 proc_init(void (*fn)(const struct proc_event *, struct tick *))
 {
 	handler = fn;
 	mtimer_init(&probe_t, probe, NULL);
+	mtimer_init(&expire_t, expire_wake, NULL);
+}
+
+int
+puser_cmp(struct puser *a, struct puser *b)
+{
+	int	 c;
+
+	if ((c = strcmp(a->u_name, b->u_name)) != 0)
+		return (c);
+	return (a->u_exempt - b->u_exempt);
+}
+
+/*
+ * The user named name, made with a full bucket when new; with exempt
+ * set, the starts of his jobs of the system tables, which take their
+ * own turns and are held back by no limit.
+ */
+static struct puser *
+puser_get(const char *name, int exempt)
+{
+	struct puser	 key, *u;
+
+	key.u_name = (char *)name;
+	key.u_exempt = exempt;
+	if ((u = RB_FIND(pusers, &pusers, &key)) != NULL)
+		return (u);
+	u = xcalloc(1, sizeof(*u));
+	u->u_name = xstrdup(name);
+	u->u_exempt = exempt;
+	TAILQ_INIT(&u->u_q);
+	u->u_tokens = (int64_t)D.d_conf.c_user_fire_burst * 1000;
+	RB_INSERT(pusers, &pusers, u);
+	return (u);
+}
+
+/* Whether the user's starts wait for one of his runs to end. */
+static int
+held_back(const struct puser *u)
+{
+	return (D.d_conf.c_user_max_running != 0 && !u->u_exempt &&
+	    u->u_nrun >= D.d_conf.c_user_max_running);
+}
+
+/* Take a queued proc off its user's queue. */
+static void
+dequeue(struct proc *p)
+{
+	struct puser	*u = p->p_user;
+
+	TAILQ_REMOVE(&u->u_q, p, p_qentry);
+	if (--u->u_nq == 0)
+		TAILQ_REMOVE(&ring, u, u_ring);
+	nqueued--;
+}
+
+/* The proc's run is under way: it counts against its user's limit. */
+static void
+count_run(struct proc *p)
+{
+	if (p->p_user == NULL)
+		p->p_user = puser_get(p->p_who, 0);
+	p->p_user->u_nrun++;
+	p->p_counted = 1;
+}
+
+/*
+ * Whether user may fire once more now (user-fire-rate): 1, taking a
+ * fire from his bucket, or 0, the limit hit and counted, with why.
+ */
+int
+proc_admit(const char *user, struct tick *tk, char *why, size_t len)
+{
+	struct puser	*u;
+	int64_t		 cap;
+
+	if (D.d_conf.c_user_fire_rate == 0)
+		return (1);
+	u = puser_get(user, 0);
+	cap = (int64_t)D.d_conf.c_user_fire_burst * 1000;
+	if (u->u_filled != 0 && u->u_tokens < cap) {
+		u->u_tokens += (tk->tk_mono - u->u_filled) *
+		    (int64_t)D.d_conf.c_user_fire_rate;
+		if (u->u_tokens > cap)
+			u->u_tokens = cap;
+	}
+	u->u_filled = tk->tk_mono;
+	if (u->u_tokens >= 1000) {
+		u->u_tokens -= 1000;
+		return (1);
+	}
+	snprintf(why, len, "skipped: over user-fire-rate (%u fires a "
+	    "second, burst %u)", D.d_conf.c_user_fire_rate,
+	    D.d_conf.c_user_fire_burst);
+	limit_hit(u, LIM_RATE, tk);
+	return (0);
+}
+
+/*
+ * The user hit a limit: said at once if not said for LIMIT_LOG_MS,
+ * else counted for the next line (sweep()).
+ */
+static void
+limit_hit(struct puser *u, enum limit k, struct tick *tk)
+{
+	u->u_hits[k]++;
+	if (u->u_said[k] != 0 && tk->tk_mono - u->u_said[k] < LIMIT_LOG_MS)
+		return;
+	limit_say(u, k, tk->tk_mono);
+	u->u_said[k] = tk->tk_mono;
+}
+
+/*
+ * Say that the user hit limit k: the first time what it is, later how
+ * many fires it concerned since the last line (now: monotonic ms).
+ */
+static void
+limit_say(struct puser *u, enum limit k, int64_t now)
+{
+	static const char *const what[LIM_COUNT] = {
+		"skipped: over user-fire-rate",
+		"waiting: user-max-running reached",
+		"missed: not started within start-grace"
+	};
+	char	 lim[64];
+	uint64_t n = u->u_hits[k];
+
+	switch (k) {
+	case LIM_RATE:
+		snprintf(lim, sizeof(lim), "%u fires a second, burst %u",
+		    D.d_conf.c_user_fire_rate, D.d_conf.c_user_fire_burst);
+		break;
+	case LIM_RUNNING:
+		snprintf(lim, sizeof(lim), "%zu runs on this node",
+		    D.d_conf.c_user_max_running);
+		break;
+	default:
+		snprintf(lim, sizeof(lim), "%lld s",
+		    (long long)(D.d_conf.c_start_grace_ms / 1000));
+		break;
+	}
+	if (u->u_said[k] == 0)
+		log_warnx("(%s) LIMIT (fires %s (%s); said again at most "
+		    "every %d s, with a count)", u->u_name, what[k], lim,
+		    LIMIT_LOG_MS / 1000);
+	else
+		log_warnx("(%s) LIMIT (%llu fire%s %s (%s) in the last %lld "
+		    "s)", u->u_name, (unsigned long long)n, n == 1 ? "" : "s",
+		    what[k], lim, (long long)((now - u->u_said[k]) / 1000));
+	u->u_hits[k] = 0;
+}
+
+/*
+ * Once a second: the limits hit and not said for LIMIT_LOG_MS are
+ * said, and a user with nothing left here (no start, no run, a full
+ * bucket, nothing to say) is forgotten.
+ */
+static void
+sweep(struct tick *tk)
+{
+	struct puser	*u, *next;
+	int64_t		 cap;
+	int		 k, keep;
+
+	if (swept != 0 && tk->tk_mono - swept < SWEEP_MS)
+		return;
+	swept = tk->tk_mono;
+	cap = (int64_t)D.d_conf.c_user_fire_burst * 1000;
+	RB_FOREACH_SAFE(u, pusers, &pusers, next) {
+		keep = u->u_nq > 0 || u->u_nrun > 0;
+		for (k = 0; k < LIM_COUNT; k++) {
+			if (u->u_hits[k] > 0 &&
+			    tk->tk_mono - u->u_said[k] >= LIMIT_LOG_MS) {
+				limit_say(u, k, tk->tk_mono);
+				u->u_said[k] = tk->tk_mono;
+			}
+			if (u->u_hits[k] > 0 || (u->u_said[k] != 0 &&
+			    tk->tk_mono - u->u_said[k] < LIMIT_LOG_MS))
+				keep = 1;
+		}
+		if (u->u_filled != 0 && u->u_tokens + (tk->tk_mono -
+		    u->u_filled) * (int64_t)D.d_conf.c_user_fire_rate < cap)
+			keep = 1;
+		if (keep)
+			continue;
+		RB_REMOVE(pusers, &pusers, u);
+		free(u->u_name);
+		free(u);
+	}
+}
+
+/* The held-back start due to expire first wakes the loop. */
+static void
+expire_wake(struct mtimer *t, struct tick *tk)
+{
 }
 
 static void
@@ -178,11 +437,14 @@ deliver(struct proc *p, struct proc_event *ev, struct tick *tk)
 static void
 proc_unlink(struct proc *p)
 {
-	if (p->p_state == P_QUEUED) {
-		TAILQ_REMOVE(&queue, p, p_qentry);
-		nqueued--;
-	} else if (p->p_state == P_ADOPTED)
+	if (p->p_state == P_QUEUED)
+		dequeue(p);
+	else if (p->p_state == P_ADOPTED)
 		nadopted--;
+	if (p->p_counted) {
+		p->p_user->u_nrun--;
+		p->p_counted = 0;
+	}
 	LIST_REMOVE(p, p_entry);
 	nprocs--;
 }
@@ -275,8 +537,16 @@ proc_start(const struct proc_req *pr, struct tick *tk, struct proc **pp,
 	p->p_handler = pr->pr_handler;
 	p->p_who = pr->pr_who;
 	p->p_until = pr->pr_until;
+	p->p_deadline = pr->pr_deadline;
+	p->p_user = puser_get(pr->pr_who, pr->pr_exempt);
 	LIST_INSERT_HEAD(&procs, p, p_entry);
-	TAILQ_INSERT_TAIL(&queue, p, p_qentry);
+	TAILQ_INSERT_TAIL(&p->p_user->u_q, p, p_qentry);
+	if (p->p_user->u_nq++ == 0)
+		TAILQ_INSERT_TAIL(&ring, p->p_user, u_ring);
+	if (held_back(p->p_user)) {
+		p->p_held = 1;
+		limit_hit(p->p_user, LIM_RUNNING, tk);
+	}
 	nprocs++;
 	nqueued++;
 	*pp = p;
@@ -384,15 +654,18 @@ spawn_runner(struct proc *p, char *why, size_t len)
 }
 
 /*
- * Start the runners of queued procs, in the order they came: at most
- * PROC_TURN of them, and none after PROC_TURN_MS (an exec takes a few
- * ms on a busy machine), so that the loop is back at its signals and
- * sockets within a fraction of a second.
+ * Start the runners of queued procs, the users taking turns, each
+ * user's in the order they came: at most PROC_TURN of them, and none
+ * after PROC_TURN_MS (an exec takes a few ms on a busy machine), so
+ * that the loop is back at its signals and sockets within a fraction
+ * of a second.  A user held back by user-max-running is passed over;
+ * his starts past their deadline are missed meanwhile (expire_held()).
  */
 void
 proc_run(struct tick *tk)
 {
 	struct proc_event	 ev;
+	struct puser		*u;
 	struct proc		*p;
 	char			 why[300];
 	int64_t			 t0;
@@ -400,16 +673,39 @@ proc_run(struct tick *tk)
 
 	tick_read(tk);
 	t0 = tk->tk_mono;
-	for (n = 0; n < PROC_TURN && (p = TAILQ_FIRST(&queue)) != NULL &&
-	    (n == 0 || tk->tk_mono - t0 < PROC_TURN_MS); n++, tick_read(tk)) {
-		TAILQ_REMOVE(&queue, p, p_qentry);
-		nqueued--;
+	expire_held(tk);
+	for (n = 0; n < PROC_TURN && (n == 0 || tk->tk_mono - t0 <
+	    PROC_TURN_MS); n++, tick_read(tk)) {
+		TAILQ_FOREACH(u, &ring, u_ring)
+			if (!held_back(u))
+				break;
+		if (u == NULL)
+			break;
+		/* His turn is taken: the others come first next time. */
+		TAILQ_REMOVE(&ring, u, u_ring);
+		TAILQ_INSERT_TAIL(&ring, u, u_ring);
+		p = TAILQ_FIRST(&u->u_q);
+		dequeue(p);
 		memset(&ev, 0, sizeof(ev));
-		if (p->p_until != 0 && tk->tk_mono >= p->p_until) {
+		if (p->p_until != 0 && tk->tk_mono >= p->p_until &&
+		    !p->p_held) {
 			p->p_state = P_SPAWNED;
 			proc_unlink(p);
 			ev.pe_kind = PE_LATE;
 			ev.pe_late = tk->tk_mono - p->p_until;
+			deliver(p, &ev, tk);
+			proc_destroy(p);
+			continue;
+		}
+		/* Past start-grace, or held back past its lease. */
+		if ((p->p_deadline != 0 && tk->tk_mono >= p->p_deadline) ||
+		    (p->p_until != 0 && tk->tk_mono >= p->p_until)) {
+			p->p_state = P_SPAWNED;
+			proc_unlink(p);
+			limit_hit(u, LIM_GRACE, tk);
+			miss_why(p, tk, why, sizeof(why));
+			ev.pe_kind = PE_MISSED;
+			ev.pe_why = why;
 			deliver(p, &ev, tk);
 			proc_destroy(p);
 			continue;
@@ -424,11 +720,93 @@ proc_run(struct tick *tk)
 			continue;
 		}
 		p->p_state = P_SPAWNED;
+		/* Its start is now, not when it was queued. */
+		p->p_start = tk->tk_wall;
+		count_run(p);
 		pump(p);
 	}
 	if (n > 0)
 		log_debug("(CRON) RUNNERS (%d runs taken in %lld ms, %zu wait)",
 		    n, (long long)(tk->tk_mono - t0), nqueued);
+	expire_held(tk);
+	sweep(tk);
+}
+
+/*
+ * Why the start of p, taken off its queue now, is missed: start-grace
+ * is over, or the lease of its claim while its owner was held back.
+ */
+static void
+miss_why(const struct proc *p, const struct tick *tk, char *buf,
+    size_t len)
+{
+	long long	 grace = D.d_conf.c_start_grace_ms / 1000;
+
+	if (!p->p_held)
+		snprintf(buf, len, "missed: not started within start-grace "
+		    "(%lld s): %zu starts waited here", grace, nqueued + 1);
+	else if (p->p_deadline != 0 && tk->tk_mono >= p->p_deadline)
+		snprintf(buf, len, "missed: not started within start-grace "
+		    "(%lld s): user-max-running (%zu) reached", grace,
+		    D.d_conf.c_user_max_running);
+	else
+		snprintf(buf, len, "missed: not started within the lease of "
+		    "its claim: user-max-running (%zu) reached",
+		    D.d_conf.c_user_max_running);
+}
+
+/*
+ * The starts of users held back by user-max-running: those past their
+ * deadline are missed (PE_MISSED), the others wait; the first deadline
+ * of those left wakes the loop (expire_t).  A start's deadline is
+ * start-grace after it was queued, or the lease of its claim when that
+ * ends first: a start held back by its owner's limit is missed then
+ * too, for that reason, rather than fenced (PE_LATE, which leaves the
+ * fire to the misfire pass: a catch-up would run it after all).  Each
+ * user's starts are looked at in order, up to the first that may still
+ * wait.
+ */
+static void
+expire_held(struct tick *tk)
+{
+	struct proc_event	 ev;
+	struct puser		*u, *next;
+	struct proc		*p, *pn;
+	char			 why[300];
+	int64_t			 first = 0, by;
+
+	TAILQ_FOREACH_SAFE(u, &ring, u_ring, next) {
+		if (!held_back(u))
+			continue;
+		TAILQ_FOREACH_SAFE(p, &u->u_q, p_qentry, pn) {
+			if (!p->p_held) {
+				p->p_held = 1;
+				limit_hit(u, LIM_RUNNING, tk);
+			}
+			by = p->p_deadline;
+			if (p->p_until != 0 && (by == 0 || p->p_until < by))
+				by = p->p_until;
+			if (by == 0)
+				continue;
+			if (tk->tk_mono < by) {
+				if (first == 0 || by < first)
+					first = by;
+				break;
+			}
+			proc_unlink(p);
+			limit_hit(u, LIM_GRACE, tk);
+			miss_why(p, tk, why, sizeof(why));
+			memset(&ev, 0, sizeof(ev));
+			ev.pe_kind = PE_MISSED;
+			ev.pe_why = why;
+			deliver(p, &ev, tk);
+			proc_destroy(p);
+		}
+	}
+	if (first != 0)
+		mtimer_set(&expire_t, first);
+	else
+		mtimer_del(&expire_t);
 }
 
 /* Write what waits for the runner, as far as its socket takes it. */
@@ -827,11 +1205,20 @@ proc_count(void)
 	return (nprocs);
 }
 
-/* Attempts waiting for their turn to start. */
+/*
+ * Attempts waiting for their turn to start, that may start now: not
+ * those held back by user-max-running, which wait for a run to end.
+ */
 size_t
 proc_queued(void)
 {
-	return (nqueued);
+	struct puser	*u;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH(u, &ring, u_ring)
+		if (!held_back(u))
+			n += u->u_nq;
+	return (n);
 }
 
 /* The owner of an adopted proc, from the handler of PE_ADOPTED. */
@@ -906,6 +1293,7 @@ adopt(const char *name, const struct runfile *rf, int live, struct tick *tk)
 	LIST_INSERT_HEAD(&procs, p, p_entry);
 	nprocs++;
 	nadopted++;
+	count_run(p);
 	for (i = 0; i < nadopters; i++)
 		if (rf->rf_id != NULL && strncmp(rf->rf_id,
 		    adopters[i].a_prefix, strlen(adopters[i].a_prefix)) == 0) {
@@ -1068,16 +1456,21 @@ void
 proc_free(void)
 {
 	struct proc	*p;
+	struct puser	*u;
 
 	mtimer_del(&probe_t);
+	mtimer_del(&expire_t);
 	while ((p = LIST_FIRST(&procs)) != NULL) {
-		if (p->p_state == P_QUEUED) {
-			TAILQ_REMOVE(&queue, p, p_qentry);
-			nqueued--;
-		}
+		if (p->p_state == P_QUEUED)
+			dequeue(p);
 		LIST_REMOVE(p, p_entry);
 		nprocs--;
 		proc_destroy(p);
+	}
+	while ((u = RB_ROOT(&pusers)) != NULL) {
+		RB_REMOVE(pusers, &pusers, u);
+		free(u->u_name);
+		free(u);
 	}
 	nadopted = 0;
 	free(handed);

@@ -64,7 +64,7 @@ static int64_t		 trimmed;	/* last trim, monotonic ms */
  * for it to answer something else (SQLite's is tried again every
  * PENDING_RETRY); a run's end never waits on it.
  */
-enum pending_kind { PK_RUN, PK_END, PK_FAIL, PK_LOST };
+enum pending_kind { PK_RUN, PK_END, PK_FAIL, PK_LOST, PK_NOTE };
 struct pending {
 	TAILQ_ENTRY(pending) p_entry;
 	enum pending_kind p_kind;
@@ -73,7 +73,8 @@ struct pending {
 	time_t		 p_fire;
 	int		 p_attempt;
 	int		 p_pid;
-	int64_t		 p_start;	/* ms; PK_FAIL: when it was */
+	int64_t		 p_start;	/* ms; PK_FAIL, PK_NOTE: when */
+	enum store_run_state p_state;	/* PK_NOTE */
 	int64_t		 p_runid;	/* PK_END */
 	int64_t		 p_end;
 	int		 p_wstatus;
@@ -83,7 +84,8 @@ struct pending {
 	size_t		 p_outtotal;	/* bytes the run wrote */
 	char		*p_spool;	/* its run file, or NULL */
 };
-static TAILQ_HEAD(, pending) pendings = TAILQ_HEAD_INITIALIZER(pendings);
+static TAILQ_HEAD(pendinghead, pending) pendings =
+    TAILQ_HEAD_INITIALIZER(pendings);
 static size_t		 npending;
 static int64_t		 pending_tried;	/* monotonic ms */
 #define PENDING_RETRY	5000		/* ms */
@@ -221,6 +223,61 @@ record_note(const char *id, time_t fire, enum store_run_state state,
 }
 
 /*
+ * A fire a limit skipped or let miss (issue 12): noted with why at the
+ * end of the turn, with the others of the turn, in one transaction (a
+ * user over his limits has hundreds a second; a transaction each would
+ * be his way to slow everyone down).
+ */
+void
+record_note_why(const char *id, time_t fire, enum store_run_state state,
+    const char *why, int64_t when)
+{
+	struct pending	*p;
+
+	pending_add(PK_NOTE, id, fire, 0, 0, when, 0, 0, 0, NULL, why,
+	    !gate_store_up(), NULL);
+	p = TAILQ_LAST(&pendings, pendinghead);
+	p->p_state = state;
+}
+
+/*
+ * Write the notes at the head of the queue, at most max, in one
+ * transaction.  0, or -1 with *se.
+ */
+static int
+notes_flush(size_t max, size_t *n, size_t *late, struct store_error *se)
+{
+	static struct store_note	*sn;
+	static size_t			 cap;
+	struct pending			*p, *next;
+	size_t				 i, k = 0;
+
+	TAILQ_FOREACH(p, &pendings, p_entry) {
+		if (p->p_kind != PK_NOTE || k == max)
+			break;
+		if (k == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			sn = xreallocarray(sn, cap, sizeof(*sn));
+		}
+		sn[k].sn_job = p->p_id;
+		sn[k].sn_fire = p->p_fire;
+		sn[k].sn_state = p->p_state;
+		sn[k].sn_when = p->p_start;
+		sn[k].sn_why = p->p_out;
+		k++;
+	}
+	if (store_fire_notes(D.d_st, sn, k, se) == -1)
+		return (-1);
+	for (i = 0, p = TAILQ_FIRST(&pendings); i < k; i++, p = next) {
+		next = TAILQ_NEXT(p, p_entry);
+		*late += p->p_late;
+		pending_done(p);
+	}
+	*n += k;
+	return (0);
+}
+
+/*
  * Keep a record for the end of the turn, or for when the store answers
  * again (late set: it could not take it now): kind PK_RUN (a start and
  * its end), PK_END (the end of run runid), PK_FAIL (the attempt did
@@ -248,7 +305,7 @@ pending_add(int kind, const char *id, time_t fire, int attempt, pid_t pid,
 	p->p_start = start;
 	if (spool != NULL)
 		p->p_spool = xstrdup(spool);
-	if (kind == PK_FAIL) {
+	if (kind == PK_FAIL || kind == PK_NOTE) {
 		p->p_out = xstrdup(why);
 		p->p_outtotal = strlen(why);
 	} else if (kind == PK_LOST) {
@@ -365,9 +422,9 @@ pending_unload(struct pending **v, size_t n)
 
 /*
  * Write the runs at the head of the queue, at most max of them and up
- * to the first PK_FAIL: the ends of those whose start is in, in one
- * transaction; then the starts of the others in one, and their ends in
- * another.  Counts in *n the runs that went (in *late those kept
+ * to the first PK_FAIL (PK_LOST, PK_NOTE): the ends of those whose
+ * start is in, in one transaction; then the starts of the others in
+ * one, and their ends in another.  Counts in *n the runs that went (in *late those kept
  * through a failure) and returns 0, or -1 with *se and *what filled
  * when the store failed: then what is left stays, with each start
  * that went in marked so.
@@ -386,7 +443,8 @@ pending_batch(size_t max, size_t *n, size_t *late, const char **what,
 
 	TAILQ_FOREACH(p, &pendings, p_entry) {
 		if (p->p_kind == PK_FAIL || p->p_kind == PK_LOST ||
-		    k == max || (k > 0 && loaded > PENDING_OUTMAX))
+		    p->p_kind == PK_NOTE || k == max ||
+		    (k > 0 && loaded > PENDING_OUTMAX))
 			break;
 		if (p->p_ondisk && p->p_out == NULL) {
 			pending_load(p);
@@ -512,6 +570,14 @@ pending_flush(int force, struct tick *tk)
 			late += p->p_late;
 			pending_done(p);
 			n++;
+			continue;
+		}
+		if (p->p_kind == PK_NOTE) {
+			what = "noting fires not started";
+			if (notes_flush(force || n >= RECORD_TURN ?
+			    PENDING_BATCH : RECORD_TURN - n, &n, &late,
+			    &se) == -1)
+				break;
 			continue;
 		}
 		if (pending_batch(max, &n, &late, &what, &se) == 0)

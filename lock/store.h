@@ -502,6 +502,21 @@ int	 store_fire_note_batch(struct store *, const char *const *,
 	    const time_t *, size_t, enum store_run_state, int64_t,
 	    struct store_error *);
 /*
+ * store_fire_notes() notes n fires as store_fire_note() does, each with
+ * its own state, time and reason (sn_why, NULL: none; kept as the
+ * note's output, cut as a run's), in one transaction: the fires a
+ * daemon's limits skipped or let miss in one turn (issue 12).
+ */
+struct store_note {
+	const char	*sn_job;
+	time_t		 sn_fire;
+	enum store_run_state sn_state;
+	int64_t		 sn_when;	/* ms, node clock */
+	const char	*sn_why;
+};
+int	 store_fire_notes(struct store *, const struct store_note *, size_t,
+	    struct store_error *);
+/*
  * store_runs_list() returns the newest runs first, at most limit (0: no
  * limit), of one job or of all (job NULL), in a new array the caller
  * frees with store_runs_free().  store_runs_running() lists the runs

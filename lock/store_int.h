@@ -104,7 +104,8 @@ enum stmt {
 	S_RUN_FAIL,		/* job, fire, attempt, node, when, when,
 				   why, why length */
 	S_RUN_END,		/* end, exit, sig, output, outtotal, id */
-	S_FIRE_NOTE,		/* job, fire, node, when, when, state */
+	S_FIRE_NOTE,		/* job, fire, node, when, when, state,
+				   why, why length */
 	S_RUNS_LIST,		/* limit -> runcols */
 	S_RUNS_JOB,		/* job, limit -> runcols */
 	S_RUNS_RUNNING,		/* -> runcols */

@@ -289,6 +289,7 @@ store_run_fail(struct store *st, const char *job, time_t fire, int attempt,
 struct notes_arg {
 	const char *const	*jobs;
 	const time_t		*fires;
+	const struct store_note	*notes;	/* or jobs and fires */
 	size_t			 n;
 	enum store_run_state	 state;
 	int64_t			 when;
@@ -299,13 +300,31 @@ static void
 note_row(struct store *st, const void *arg, size_t i, struct sval *p)
 {
 	const struct notes_arg	*a = arg;
+	const struct store_note	*sn;
+	size_t			 total;
 
-	p[0] = SVS(a->jobs[i]);
-	p[1] = SVI(a->fires[i]);
 	p[2] = SVS(st->s_node);
-	p[3] = SVI(a->when);
-	p[4] = SVI(a->when);
-	p[5] = SVI(a->state);
+	if (a->notes == NULL) {
+		p[0] = SVS(a->jobs[i]);
+		p[1] = SVI(a->fires[i]);
+		p[3] = SVI(a->when);
+		p[4] = SVI(a->when);
+		p[5] = SVI(a->state);
+		p[6] = (struct sval){ SV_NULL, 0, NULL, 0 };
+		p[7] = SVI(0);
+		return;
+	}
+	sn = &a->notes[i];
+	total = sn->sn_why != NULL ? strlen(sn->sn_why) : 0;
+	p[0] = SVS(sn->sn_job);
+	p[1] = SVI(sn->sn_fire);
+	p[3] = SVI(sn->sn_when);
+	p[4] = SVI(sn->sn_when);
+	p[5] = SVI(sn->sn_state);
+	p[6] = sn->sn_why != NULL ? SVB(sn->sn_why, total <
+	    st->s_output_max ? total : st->s_output_max) :
+	    (struct sval){ SV_NULL, 0, NULL, 0 };
+	p[7] = SVI(total);
 }
 
 static int
@@ -313,7 +332,7 @@ notes_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct notes_arg	*a = arg;
 
-	return (exec_rows(st, "note", S_FIRE_NOTE, a->n, 6, note_row, a, err));
+	return (exec_rows(st, "note", S_FIRE_NOTE, a->n, 8, note_row, a, err));
 }
 
 int
@@ -331,6 +350,7 @@ store_fire_note_batch(struct store *st, const char *const *jobs,
 	}
 	if (n == 0)
 		return (0);
+	memset(&a, 0, sizeof(a));
 	a.jobs = jobs;
 	a.fires = fires;
 	a.n = n;
@@ -344,6 +364,29 @@ store_fire_note(struct store *st, const char *job, time_t fire,
     enum store_run_state state, int64_t when, struct store_error *err)
 {
 	return (store_fire_note_batch(st, &job, &fire, 1, state, when, err));
+}
+
+int
+store_fire_notes(struct store *st, const struct store_note *notes, size_t n,
+    struct store_error *err)
+{
+	struct notes_arg	 a;
+	size_t			 i;
+
+	err = lk_err_init(err);
+	for (i = 0; i < n; i++)
+		if (notes[i].sn_state != RUN_MISSED &&
+		    notes[i].sn_state != RUN_SKIPPED) {
+			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
+			    "only missed and skipped fires are noted");
+			return (-1);
+		}
+	if (n == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.notes = notes;
+	a.n = n;
+	return (lk_run(st, notes_fn, &a, err));
 }
 
 int

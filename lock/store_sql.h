@@ -148,10 +148,11 @@
 	"UPDATE runs SET ended = ?, state = CASE state WHEN 0 THEN 1 " \
 	"ELSE state END, exit_status = ?, sig = ?, output = ?, " \
 	"output_len = ? WHERE id = ? AND state IN (0, 2)"
+/* The reason, if any, is the note's output (a limit hit, issue 12). */
 #define SQL_FIRE_NOTE \
 	INSERT_IGNORE " INTO runs (job_id, fire, attempt, node, pid, " \
-	"started, ended, state, exit_status, sig, output_len) " \
-	"VALUES (?, ?, 0, ?, 0, ?, ?, ?, -1, 0, 0)"
+	"started, ended, state, exit_status, sig, output, output_len) " \
+	"VALUES (?, ?, 0, ?, 0, ?, ?, ?, -1, 0, ?, ?)"
 #define SQL_RUNCOLS \
 	"SELECT id, job_id, fire, attempt, node, pid, started, " \
 	"COALESCE(ended, 0), state, COALESCE(exit_status, -1), sig, " \

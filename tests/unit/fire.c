@@ -166,6 +166,11 @@ test_paths(void)
 	    FE_EXEC, FE_TIMEOUT, FE_ENDED);
 	path("stopped while waiting to retry", FS_STOPPED, 5, FE_LOCAL,
 	    FE_START, FE_EXEC, FE_ENDED_RETRY, FE_STOP);
+	/* A user's limits (issue 12): decided, and never started. */
+	path("won, its owner over user-fire-rate: skipped", FS_SKIPPED, 4,
+	    FE_DUE, FE_WON, FE_START, FE_OVER);
+	path("won, not started within start-grace: missed", FS_MISSED, 4,
+	    FE_DUE, FE_WON, FE_START, FE_TOO_LATE);
 
 	/* Nothing starts before it is claimed (or ours without a claim). */
 	for (s = 0, bad = 0; s < FS_NSTATES; s++)

@@ -1053,6 +1053,27 @@ test_runs(struct store *a, struct store *b)
 		ok(store_fire_note_batch(a, bj, bf, 3, RUN_FINISHED, now,
 		    &err) == -1, "only missed and skipped fires are noted");
 	}
+	{
+		/* A limit's notes (issue 12): each its state and reason. */
+		struct store_note	 sn[2] = {
+			{ job, 3000, RUN_SKIPPED, now + 3, "over the rate" },
+			{ job, 3001, RUN_MISSED, now + 4, NULL }
+		};
+
+		ok(store_fire_notes(a, sn, 2, &err) == 0,
+		    "two fires noted, each with its state %s", err.se_msg);
+		ok(store_runs_list(a, job, 2, &r, &n, &err) == 0 && n == 2 &&
+		    r[0].r_fire == 3001 && r[0].r_state == RUN_MISSED &&
+		    r[0].r_attempt == 0 && r[0].r_outlen == 0 &&
+		    r[1].r_fire == 3000 && r[1].r_state == RUN_SKIPPED &&
+		    r[1].r_outlen == 13 && r[1].r_output != NULL &&
+		    memcmp(r[1].r_output, "over the rate", 13) == 0,
+		    "... the reason kept as the note's output");
+		store_runs_free(r, n);
+		sn[0].sn_state = RUN_FINISHED;
+		ok(store_fire_notes(a, sn, 1, &err) == -1,
+		    "... and only missed and skipped fires");
+	}
 	test_trim_claims(a);
 	test_node_runs(a, b);
 	test_failed(a, b);
