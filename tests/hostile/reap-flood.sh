@@ -19,7 +19,8 @@ needs runuser
 H=cchr$$
 dmn_useradd "$H" "$T/home/$H"
 
-dmn_setup a </dev/null
+# The flood at full strength: no fire rate per user to thin it.
+echo "user-fire-rate = 0" | dmn_setup a
 dmn_start a
 good_start ccgr$$ "$T/a/sock"
 P=$(dmn_pid a)
