@@ -24,8 +24,10 @@ static int	 field(char **, const char *, char *, size_t);
 
 /*
  * Read or write exactly len bytes before the monotonic deadline,
- * whether or not the descriptor is non-blocking.  Writing to a socket
- * whose peer has gone fails with EPIPE rather than raising SIGPIPE.
+ * whether or not the descriptor is non-blocking: a write never waits
+ * for room for all it has (a blocking send of a large frame would, past
+ * the deadline), only for some.  Writing to a socket whose peer has
+ * gone fails with EPIPE rather than raising SIGPIPE.
  */
 static int
 io_full(int fd, void *buf, size_t len, int writing, int64_t deadline)
@@ -50,7 +52,7 @@ io_full(int fd, void *buf, size_t len, int writing, int64_t deadline)
 		}
 		if (pfd.revents == 0)
 			continue;
-		n = writing ? send(fd, p, len, MSG_NOSIGNAL) :
+		n = writing ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) :
 		    read(fd, p, len);
 		if (n == -1) {
 			if (errno == EINTR || errno == EAGAIN)

@@ -205,9 +205,10 @@ side_by_side(void)
 	struct tabmsg	 req, rep;
 	struct tabbuf	 b;
 	struct pollfd	 pfd;
-	int64_t		 now = 1000000, when;
+	struct store_error se;
+	int64_t		 now = 1000000, when, version;
 	int		 idle, slow, other, i;
-	char		 c;
+	char		 c, *big;
 
 	tabsrv_limits(ts, 2, 3);
 	ok((idle = client()) != -1 && (slow = client()) != -1, "two clients");
@@ -268,6 +269,32 @@ side_by_side(void)
 	ok(read(idle, &c, 1) == 0, "... its client sees the end");
 	close(idle);
 	tabsrv_limits(ts, TAB_CONN_PER_UID, TAB_CONN_MAX);
+
+	/* A reply larger than the socket takes, never read. */
+	big = xmalloc(5000 * 160 + 1);
+	for (i = 0; i < 5000; i++) {
+		memset(big + i * 160, 'x', 160);
+		big[i * 160] = '#';
+		big[i * 160 + 159] = '\n';
+	}
+	big[5000 * 160] = '\0';
+	request("get", "", 0, NULL, &rep);
+	ok(store_table_put(st, "root", big, rep.tm_version, &version,
+	    &se) == 0, "a table of 800 kB");
+	tab_clear(&rep);
+	other = client();
+	ok(other != -1 && tab_send(other, &req, 1000) == 0, "... asked for");
+	for (i = 0; i < 10 && turn(now) == 0; i++)
+		;
+	is_int((int)tabsrv_conns(ts), 1,
+	    "... and not read: the reply waits, the server does not");
+	tabsrv_expire(ts, now + TAB_CONN_MS);
+	is_int((int)tabsrv_conns(ts), 0, "... closed at its deadline");
+	close(other);
+	request("del", "", version, NULL, &rep);
+	is_str(rep.tm_word, "ok", "... and removed");
+	tab_clear(&rep);
+	free(big);
 }
 
 /* The local copies of the stored tables, for ctab -l (tabsrv_copies()). */
