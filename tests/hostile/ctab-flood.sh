@@ -120,7 +120,10 @@ same "$G's job ran every second of the attack" \
     "$(fires | gaps_in 1 "$from" "$to")" ""
 same "... once each" "$(fires | uniq -d)" ""
 echo "$G's job: $(fires | awk -v f="$from" -v t="$to" \
-    '$1 >= f && $1 <= t' | wc -l) fires from $from to $to"
+    '$1 >= f && $1 <= t' | wc -l) fires from $from to $to, started" \
+    "$(run_rows "job == \"$job\" && fire >= $from && fire <= $to" |
+    awk '{ l = $7 - $2 * 1000; if (l > m) m = l } END { print m + 0 }') ms" \
+    "late at most"
 contains "the log says a connection timed out" "$(cat "$T/a.log")" \
     "\\(($H|$S)\\) TIMEOUT \\(ctab connection closed: no whole request in 10 s\\)"
 n=$(grep -c "TIMEOUT (ctab connection closed" "$T/a.log")
