@@ -88,6 +88,7 @@ static struct mtimer		 stop_t;	/* the shutdown grace */
 static int			 leaving;	/* ... is over */
 static int			 killing;	/* shutdown-kill: sent */
 static int64_t			 stop_starts;	/* monotonic ms: no start after */
+static struct mtimer		 ctab_t;	/* ctab's connections: deadlines */
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -121,7 +122,10 @@ static int	 timerfd_arm(int);
 static void	 reboot_jobs(struct tick *);
 static void	 mkparent(const char *);
 static void	 runs_dir(void);
-static void	 ctab_serve(struct tick *);
+static void	 ctab_serve(const struct pollfd *, size_t, struct tick *);
+static void	 ctab_changed(const char *, void *);
+static void	 ctab_expired(struct mtimer *, struct tick *);
+static void	 ctab_arm(void);
 
 static void
 usage(void)
@@ -398,7 +402,7 @@ timerfd_arm(int fd)
 	    TFD_TIMER_CANCEL_ON_SET, &its, NULL));
 }
 
-#define POLL_FIXED	3	/* inotify, timerfd, ctab's socket */
+#define POLL_FIXED	2	/* inotify, timerfd; then ctab's socket */
 
 static void
 loop(struct tick *tk)
@@ -407,7 +411,7 @@ loop(struct tick *tk)
 	struct proc	**pproc = NULL;
 	struct timespec	 ts, *tsp;
 	sigset_t	 empty;
-	size_t		 n, cap = 0, i, k;
+	size_t		 n, cap = 0, i, k, nt;
 	int64_t		 wait, m = 0, w = 0;
 	int		 tfd, r, hm, hw;
 	short		 ev;
@@ -478,7 +482,8 @@ loop(struct tick *tk)
 			tsp = &ts;
 		}
 
-		n = proc_count() + POLL_FIXED;
+		n = proc_count() + POLL_FIXED + (D.d_tabsrv != NULL ?
+		    tabsrv_npollfds(D.d_tabsrv) : 0);
 		if (n > cap) {
 			cap = n * 2;
 			pfd = xreallocarray(pfd, cap, sizeof(*pfd));
@@ -488,10 +493,10 @@ loop(struct tick *tk)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = tfd;
 		pfd[1].events = POLLIN;
-		pfd[2].fd = D.d_tabsrv != NULL && !D.d_stopping ?
-		    tabsrv_fd(D.d_tabsrv) : -1;
-		pfd[2].events = POLLIN;
-		n = POLL_FIXED;
+		/* ctab's socket and its connections, then the procs. */
+		nt = D.d_tabsrv != NULL ? tabsrv_pollfds(D.d_tabsrv,
+		    pfd + POLL_FIXED, !D.d_stopping) : 0;
+		n = POLL_FIXED + nt;
 		proc_pollfds(pfd, &n, cap, pproc);
 
 		r = ppoll(pfd, n, tsp, &empty);
@@ -512,13 +517,13 @@ loop(struct tick *tk)
 			    errno == ECANCELED)
 				timerfd_arm(tfd);
 		}
-		if (pfd[2].revents != 0)
-			ctab_serve(tk);
+		if (nt > 0)
+			ctab_serve(pfd + POLL_FIXED, nt, tk);
 		/*
 		 * A proc's descriptors are next to each other; proc_io()
 		 * once per proc, as it may free the proc.
 		 */
-		for (i = POLL_FIXED; i < n; i = k) {
+		for (i = POLL_FIXED + nt; i < n; i = k) {
 			ev = 0;
 			for (k = i; k < n && pproc[k] == pproc[i]; k++)
 				ev |= pfd[k].revents;
@@ -533,23 +538,54 @@ loop(struct tick *tk)
 }
 
 /*
- * A request from ctab on the socket (tabsrv.c).  A table that changed
- * is in the store now: read the stored tables again at once rather than
- * waiting to notice the change.
+ * ctab's socket and connections (tabsrv.c), none of which the loop
+ * waits on.  A table that changed is in the store now: read the stored
+ * tables again at once rather than waiting to notice the change.
  */
 static void
-ctab_serve(struct tick *tk)
+ctab_serve(const struct pollfd *pfd, size_t n, struct tick *tk)
 {
-	char	 owner[256];
+	int	 changed = 0;
 
-	/* An at job may have been submitted: the store looked at. */
-	atrun_kick(tk);
-	if (tabsrv_serve(D.d_tabsrv, D.d_st, owner, sizeof(owner)) == 1) {
-		log_info("(%s) REPLACE (stored table, by ctab)", owner);
+	if (tabsrv_io(D.d_tabsrv, pfd, n, D.d_st, tk->tk_mono, ctab_changed,
+	    &changed) > 0) {
+		/* An at job may have been submitted: the store looked at. */
+		atrun_kick(tk);
+	}
+	if (changed) {
 		loader_check_store(tk);
 		setproctitle("node %s, %zu jobs", D.d_conf.c_node,
 		    jobtab_count());
 	}
+	ctab_arm();
+}
+
+static void
+ctab_changed(const char *owner, void *arg)
+{
+	log_info("(%s) REPLACE (stored table, by ctab)", owner);
+	*(int *)arg = 1;
+}
+
+/* A connection's deadline, or the end of a window of held log lines. */
+static void
+ctab_expired(struct mtimer *mt, struct tick *tk)
+{
+	(void)mt;
+	if (D.d_tabsrv != NULL)
+		tabsrv_expire(D.d_tabsrv, tk->tk_mono);
+	ctab_arm();
+}
+
+static void
+ctab_arm(void)
+{
+	int64_t	 when;
+
+	if (D.d_tabsrv != NULL && tabsrv_next(D.d_tabsrv, &when))
+		mtimer_set(&ctab_t, when);
+	else if (mtimer_queued(&ctab_t))
+		mtimer_del(&ctab_t);
 }
 
 /*
@@ -1071,6 +1107,7 @@ daemon_main(int argc, char **argv)
 	tick_init(&tk, clock_now_ms(), clock_mono(), clock_read);
 	fire_init();
 	mtimer_init(&open_t, store_connect, NULL);
+	mtimer_init(&ctab_t, ctab_expired, NULL);
 	store_connect(NULL, &tk);
 	if (D.d_st == NULL && D.d_backend != STORE_MYSQL)
 		start_fatal("cannot open the store %s: %s", D.d_conf.c_store,

@@ -24,7 +24,10 @@ static int	 field(char **, const char *, char *, size_t);
 
 /*
  * Read or write exactly len bytes before the monotonic deadline,
- * whether or not the descriptor is non-blocking.
+ * whether or not the descriptor is non-blocking: a write never waits
+ * for room for all it has (a blocking send of a large frame would, past
+ * the deadline), only for some.  Writing to a socket whose peer has
+ * gone fails with EPIPE rather than raising SIGPIPE.
  */
 static int
 io_full(int fd, void *buf, size_t len, int writing, int64_t deadline)
@@ -49,7 +52,8 @@ io_full(int fd, void *buf, size_t len, int writing, int64_t deadline)
 		}
 		if (pfd.revents == 0)
 			continue;
-		n = writing ? write(fd, p, len) : read(fd, p, len);
+		n = writing ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) :
+		    read(fd, p, len);
 		if (n == -1) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
@@ -83,13 +87,11 @@ tab_set(struct tabmsg *m, const char *word, const char *user,
 }
 
 int
-tab_send(int fd, const struct tabmsg *m, int timeout)
+tab_frame(const struct tabmsg *m, struct tabbuf *b)
 {
 	char		 head[1024];
-	unsigned char	 len[4];
-	size_t		 total;
+	size_t		 total, need, cap;
 	int		 n;
-	int64_t		 deadline = clock_mono() + timeout;
 
 	if (strchr(m->tm_word, '\n') != NULL ||
 	    strchr(m->tm_user, '\n') != NULL) {
@@ -107,17 +109,42 @@ tab_send(int fd, const struct tabmsg *m, int timeout)
 		errno = EFBIG;
 		return (-1);
 	}
-	len[0] = (unsigned char)(total >> 24);
-	len[1] = (unsigned char)(total >> 16);
-	len[2] = (unsigned char)(total >> 8);
-	len[3] = (unsigned char)total;
-	if (io_full(fd, len, 4, 1, deadline) == -1 ||
-	    io_full(fd, head, (size_t)n, 1, deadline) == -1)
-		return (-1);
-	if (m->tm_bodylen > 0 &&
-	    io_full(fd, m->tm_body, m->tm_bodylen, 1, deadline) == -1)
-		return (-1);
+	need = b->b_len + 4 + total + 1;
+	if (need > b->b_cap) {
+		cap = b->b_cap == 0 ? 1024 : b->b_cap;
+		while (cap < need)
+			cap *= 2;
+		b->b_p = xreallocarray(b->b_p, cap, 1);
+		b->b_cap = cap;
+	}
+	b->b_p[b->b_len++] = (char)(total >> 24);
+	b->b_p[b->b_len++] = (char)(total >> 16);
+	b->b_p[b->b_len++] = (char)(total >> 8);
+	b->b_p[b->b_len++] = (char)total;
+	memcpy(b->b_p + b->b_len, head, (size_t)n);
+	b->b_len += (size_t)n;
+	if (m->tm_bodylen > 0)
+		memcpy(b->b_p + b->b_len, m->tm_body, m->tm_bodylen);
+	b->b_len += m->tm_bodylen;
+	b->b_p[b->b_len] = '\0';
 	return (0);
+}
+
+int
+tab_send(int fd, const struct tabmsg *m, int timeout)
+{
+	struct tabbuf	 b;
+	int64_t		 deadline = clock_mono() + timeout;
+	int		 rv, saved;
+
+	memset(&b, 0, sizeof(b));
+	if (tab_frame(m, &b) == -1)
+		return (-1);
+	rv = io_full(fd, b.b_p, b.b_len, 1, deadline);
+	saved = errno;
+	free(b.b_p);
+	errno = saved;
+	return (rv);
 }
 
 /* Take the next newline-ended field of *pp into out. */
@@ -138,44 +165,31 @@ field(char **pp, const char *end, char *out, size_t outlen)
 	return (0);
 }
 
-int
-tab_recv(int fd, struct tabmsg *m, int timeout)
+size_t
+tab_frame_len(const unsigned char *len)
 {
-	unsigned char	 len[4];
-	char		*buf = NULL, *p, *end, num[32];
+	return ((size_t)len[0] << 24 | (size_t)len[1] << 16 |
+	    (size_t)len[2] << 8 | len[3]);
+}
+
+int
+tab_parse(char *buf, size_t total, struct tabmsg *m)
+{
+	char		*p, *end, num[32];
 	const char	*errstr;
-	size_t		 total;
-	int64_t		 deadline = clock_mono() + timeout;
-	int		 saved;
 
 	memset(m, 0, sizeof(*m));
-	if (io_full(fd, len, 4, 0, deadline) == -1)
-		return (-1);
-	total = (size_t)len[0] << 24 | (size_t)len[1] << 16 |
-	    (size_t)len[2] << 8 | len[3];
-	if (total > TAB_MAXFRAME) {
-		errno = EFBIG;
-		return (-1);
-	}
-	if ((buf = malloc(total + 1)) == NULL)
-		return (-1);
-	if (io_full(fd, buf, total, 0, deadline) == -1)
-		goto fail;
 	buf[total] = '\0';
 	p = buf;
 	end = buf + total;
 	if (field(&p, end, m->tm_word, sizeof(m->tm_word)) == -1 ||
 	    field(&p, end, m->tm_user, sizeof(m->tm_user)) == -1 ||
 	    field(&p, end, num, sizeof(num)) == -1 ||
-	    field(&p, end, m->tm_msg, sizeof(m->tm_msg)) == -1) {
-		errno = EPROTO;
+	    field(&p, end, m->tm_msg, sizeof(m->tm_msg)) == -1)
 		goto fail;
-	}
 	m->tm_version = strtonum(num, 0, INT64_MAX, &errstr);
-	if (errstr != NULL) {
-		errno = EPROTO;
+	if (errstr != NULL)
 		goto fail;
-	}
 	m->tm_bodylen = (size_t)(end - p);
 	if (m->tm_bodylen > 0) {
 		memmove(buf, p, m->tm_bodylen);
@@ -185,11 +199,37 @@ tab_recv(int fd, struct tabmsg *m, int timeout)
 		free(buf);
 	return (0);
 fail:
-	saved = errno;
 	free(buf);
 	memset(m, 0, sizeof(*m));
-	errno = saved;
+	errno = EPROTO;
 	return (-1);
+}
+
+int
+tab_recv(int fd, struct tabmsg *m, int timeout)
+{
+	unsigned char	 len[4];
+	char		*buf;
+	size_t		 total;
+	int64_t		 deadline = clock_mono() + timeout;
+	int		 saved;
+
+	memset(m, 0, sizeof(*m));
+	if (io_full(fd, len, 4, 0, deadline) == -1)
+		return (-1);
+	if ((total = tab_frame_len(len)) > TAB_MAXFRAME) {
+		errno = EFBIG;
+		return (-1);
+	}
+	if ((buf = malloc(total + 1)) == NULL)
+		return (-1);
+	if (io_full(fd, buf, total, 0, deadline) == -1) {
+		saved = errno;
+		free(buf);
+		errno = saved;
+		return (-1);
+	}
+	return (tab_parse(buf, total, m));
 }
 
 void

@@ -15,8 +15,9 @@
  * Requests use the words get, open (a get for an edit, which must be
  * allowed to install afterwards), put and del; replies ok, none,
  * conflict, denied, refused (cron.allow or cron.deny forbids the
- * owner's table; ctab words that itself, as crontab(1) does), invalid
- * and error.  user is the table's owner (empty: the caller), version
+ * owner's table; ctab words that itself, as crontab(1) does), invalid,
+ * error and busy (too many connections open: the caller's uid, or all
+ * of them; the message says which).  user is the table's owner (empty: the caller), version
  * the table version a put or del expects (0: there is none) or a
  * reply's current version, message one line of text for people, body
  * the table's text.
@@ -49,13 +50,18 @@
 #define TAB_MAXLINES	10000
 #define TAB_MAXFRAME	(TAB_MAXBYTES + 1024)
 /*
- * The daemon serves one connection at a time inside its main loop, so
- * it gives a caller little time: a local client sends its request at
- * once.  ctab waits longer, since the daemon may be busy starting jobs
- * and the store may be a network away.
+ * The daemon serves many connections at once, never waiting on one
+ * (tabsrv.c): each has TAB_CONN_MS from its accept to send its request
+ * and read the reply, after which it is closed.  A uid may have
+ * TAB_CONN_PER_UID connections open at once, and all users together
+ * TAB_CONN_MAX; one over either is answered busy at once and closed.
+ * ctab waits longer than the daemon gives, since the daemon may be busy
+ * starting jobs and the store may be a network away.
  */
-#define TAB_SERVER_MS	250
-#define TAB_CLIENT_MS	15000
+#define TAB_CONN_MS		10000
+#define TAB_CONN_PER_UID	8
+#define TAB_CONN_MAX		256
+#define TAB_CLIENT_MS		15000
 
 /* One-shot jobs a user may have waiting, running or retrying. */
 #define AT_MAXPENDING	1000
@@ -73,10 +79,21 @@ struct tabmsg {
  * tab_send() writes a message to a socket, tab_recv() reads one (the
  * body is allocated and NUL-terminated; free it with tab_clear()),
  * each giving up after timeout ms.  Both return 0, or -1 with errno set
- * (ETIMEDOUT, EPROTO for a malformed frame, EFBIG for one too large).
+ * (ETIMEDOUT, EPROTO for a malformed frame, EFBIG for one too large;
+ * EPIPE when the peer has gone: no SIGPIPE is raised).
+ *
+ * For a server that never waits: tab_frame() appends a message's frame
+ * to a buffer (0, or -1 with errno EINVAL or EFBIG); tab_frame_len()
+ * reads a frame's four bytes of length; tab_parse() makes a message of
+ * a frame's len bytes in buf, which must have room for one byte more,
+ * and takes buf (the body, or freed): 0, or -1 with errno EPROTO.
  */
+struct tabbuf;
 int	 tab_send(int, const struct tabmsg *, int);
 int	 tab_recv(int, struct tabmsg *, int);
+int	 tab_frame(const struct tabmsg *, struct tabbuf *);
+size_t	 tab_frame_len(const unsigned char *);
+int	 tab_parse(char *, size_t, struct tabmsg *);
 void	 tab_clear(struct tabmsg *);
 /* Sets the fields of a message; body is borrowed until sent. */
 void	 tab_set(struct tabmsg *, const char *, const char *, int64_t,

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct store;
 struct store_table;
@@ -29,15 +30,36 @@ struct tabsrv;
 int	 tabsrv_open(const char *, const char *, const char *, const char *,
 	    struct tabsrv **, char *, size_t);
 void	 tabsrv_close(struct tabsrv *);
-/* The listening descriptor, for the daemon's poll set. */
+/* The listening descriptor. */
 int	 tabsrv_fd(const struct tabsrv *);
 /*
- * tabsrv_serve() accepts one connection and answers its request within
- * TAB_SERVER_MS, using the store (NULL when unreachable: the caller is told
- * to try again).  Returns 1 with the owner's name in changed when a
- * table was replaced or removed, 0 otherwise.
+ * The server never waits on a client (tabsrv.c says how).
+ * tabsrv_pollfds() fills pfd, which has room for tabsrv_npollfds(), with
+ * the listening socket (unless listening is 0) and each connection, and
+ * returns how many it filled; tabsrv_io() takes them back from poll(2)
+ * with their revents: it accepts new connections, a few a call, reads
+ * requests, answers the whole ones, using the store (NULL when
+ * unreachable: the caller is told to try again), and writes replies,
+ * each as far as the socket takes it.  now is the monotonic clock in
+ * ms.  changed(owner, arg), when not NULL, is called for each table
+ * replaced or removed.  tabsrv_io() returns the number of requests
+ * answered.  tabsrv_expire() closes the connections past their
+ * deadline and logs what a flood made it hold back; tabsrv_next()
+ * gives in *when the instant it is next due (1), or 0 when never.
+ * tabsrv_conns() is the number of connections open; tabsrv_limits()
+ * sets how many a uid may have open and all together (TAB_CONN_PER_UID
+ * and TAB_CONN_MAX until it is called; 0 per uid: no limit but the
+ * total).
  */
-int	 tabsrv_serve(struct tabsrv *, struct store *, char *, size_t);
+struct pollfd;
+size_t	 tabsrv_npollfds(const struct tabsrv *);
+size_t	 tabsrv_pollfds(struct tabsrv *, struct pollfd *, int);
+int	 tabsrv_io(struct tabsrv *, const struct pollfd *, size_t,
+	    struct store *, int64_t, void (*)(const char *, void *), void *);
+void	 tabsrv_expire(struct tabsrv *, int64_t);
+int	 tabsrv_next(const struct tabsrv *, int64_t *);
+size_t	 tabsrv_conns(const struct tabsrv *);
+void	 tabsrv_limits(struct tabsrv *, size_t, size_t);
 
 /*
  * tabsrv_copies() brings the local copies up to date with the stored
@@ -80,8 +102,9 @@ void	 tabsrv_max_entries(struct tabsrv *, size_t);
 /*
  * tabsrv_at.c: at(1)'s requests (tabproto.h: atsubmit, atlist,
  * atremove, atprint).  tabsrv_at() answers req, from the user uid named
- * caller, on fd, using the store (NULL when unreachable: the caller is
- * told to try again); with check set, only when at.allow and at.deny
+ * caller, in a frame put in out (tabproto.h) when it holds none yet,
+ * using the store (NULL when unreachable: the caller is told to try
+ * again); with check set, only when at.allow and at.deny
  * (allow, deny) let the caller use at.  at_allowed() applies them as
  * at(1) does: root always may; else a user whose name is a line of
  * at.allow, when it exists; else a user not a line of at.deny, when it
@@ -89,7 +112,8 @@ void	 tabsrv_max_entries(struct tabsrv *, size_t);
  * nobody in.  Returns 1 or 0.
  */
 struct tabmsg;
-void	 tabsrv_at(int, struct store *, uid_t, const char *,
+struct tabbuf;
+void	 tabsrv_at(struct tabbuf *, struct store *, uid_t, const char *,
 	    const struct tabmsg *, const char *, const char *, int);
 int	 at_allowed(uid_t, const char *, const char *, const char *);
 

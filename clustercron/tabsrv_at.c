@@ -33,7 +33,8 @@
 /* Instants a job may be due at: from 1970 to the end of year 9999. */
 #define AT_DUE_MAX	253402300799LL
 
-static void	 at_reply(int, const char *, int64_t, const struct tabbuf *,
+static void	 at_reply(struct tabbuf *, const char *, int64_t,
+		    const struct tabbuf *,
 		    const char *, ...)
 		    __attribute__((__format__ (printf, 5, 6)));
 static int	 in_file(const char *, const char *);
@@ -42,18 +43,19 @@ static int	 key_ok(const char *, size_t);
 static char	*field_dup(const char *, size_t);
 static int	 at_decode(const struct tabmsg *, struct store_atjob *,
 		    struct tabbuf *, char *, size_t);
-static void	 at_submit(int, struct store *, const char *,
+static void	 at_submit(struct tabbuf *, struct store *, const char *,
 		    const struct tabmsg *);
-static void	 at_list(int, struct store *, uid_t, const char *,
+static void	 at_list(struct tabbuf *, struct store *, uid_t, const char *,
 		    const struct tabmsg *);
-static void	 at_remove(int, struct store *, uid_t, const char *,
+static void	 at_remove(struct tabbuf *, struct store *, uid_t, const char *,
 		    const struct tabmsg *);
-static void	 at_print(int, struct store *, uid_t, const char *,
+static void	 at_print(struct tabbuf *, struct store *, uid_t, const char *,
 		    const struct tabmsg *);
 
+/* The reply, into out: the first one made, if more were. */
 static void
-at_reply(int fd, const char *word, int64_t version, const struct tabbuf *b,
-    const char *fmt, ...)
+at_reply(struct tabbuf *out, const char *word, int64_t version,
+    const struct tabbuf *b, const char *fmt, ...)
 {
 	struct tabmsg	 m;
 	char		 msg[512];
@@ -67,7 +69,8 @@ at_reply(int fd, const char *word, int64_t version, const struct tabbuf *b,
 		m.tm_body = b->b_p;
 		m.tm_bodylen = b->b_len;
 	}
-	(void)tab_send(fd, &m, TAB_SERVER_MS);
+	if (out->b_len == 0 && tab_frame(&m, out) == -1)
+		out->b_len = 0;
 }
 
 /*
@@ -277,7 +280,7 @@ bad:
 }
 
 static void
-at_submit(int fd, struct store *st, const char *caller,
+at_submit(struct tabbuf *rep, struct store *st, const char *caller,
     const struct tabmsg *req)
 {
 	struct store_atjob	 j, *got = NULL;
@@ -292,26 +295,26 @@ at_submit(int fd, struct store *st, const char *caller,
 	memset(&envb, 0, sizeof(envb));
 	memset(&out, 0, sizeof(out));
 	if (at_decode(req, &j, &envb, err, sizeof(err)) == -1) {
-		at_reply(fd, "invalid", 0, NULL, "%s", err);
+		at_reply(rep, "invalid", 0, NULL, "%s", err);
 		goto done;
 	}
 	j.a_owner = (char *)caller;
 	if (store_at_submit(st, &j, AT_MAXPENDING, &id, &isnew, &se) == -1) {
-		at_reply(fd, se.se_class == STORE_CONFLICT ? "conflict" :
+		at_reply(rep, se.se_class == STORE_CONFLICT ? "conflict" :
 		    se.se_class == STORE_FATAL && se.se_code == EINVAL ?
 		    "invalid" : "error", 0, NULL, "%s", se.se_msg);
 		goto done;
 	}
 	/* What is stored, which differs when a key named an older job. */
 	if (store_at_get(st, id, &got, &se) == -1 || got == NULL) {
-		at_reply(fd, "error", 0, NULL, "job %lld stored, then not read "
+		at_reply(rep, "error", 0, NULL, "job %lld stored, then not read "
 		    "back: %s", (long long)id, got == NULL ? "gone" :
 		    se.se_msg);
 		goto done;
 	}
 	tab_field_num(&out, "due", got->a_due);
 	tab_field_str(&out, "state", store_at_state_name(got->a_state));
-	at_reply(fd, "ok", id, &out, "%s", isnew ? "new" : "existing");
+	at_reply(rep, "ok", id, &out, "%s", isnew ? "new" : "existing");
 	if (tz_utc(&utc) == 0)
 		cron_fmt_iso8601(utc, got->a_due, when, sizeof(when));
 	else
@@ -331,7 +334,7 @@ done:
 }
 
 static void
-at_list(int fd, struct store *st, uid_t uid, const char *caller,
+at_list(struct tabbuf *rep, struct store *st, uid_t uid, const char *caller,
     const struct tabmsg *req)
 {
 	struct store_atjob	*l;
@@ -352,7 +355,7 @@ at_list(int fd, struct store *st, uid_t uid, const char *caller,
 			all = (int)v;
 	if (store_at_list(st, uid == 0 ? NULL : caller, all, &l, &n,
 	    &se) == -1) {
-		at_reply(fd, "error", 0, NULL, "%s", se.se_msg);
+		at_reply(rep, "error", 0, NULL, "%s", se.se_msg);
 		return;
 	}
 	memset(&out, 0, sizeof(out));
@@ -371,16 +374,16 @@ at_list(int fd, struct store *st, uid_t uid, const char *caller,
 			break;
 	}
 	if (i < n)
-		at_reply(fd, "error", 0, NULL, "more jobs than one answer "
+		at_reply(rep, "error", 0, NULL, "more jobs than one answer "
 		    "holds (%zu)", n);
 	else
-		at_reply(fd, "ok", (int64_t)n, &out, "%zu jobs", n);
+		at_reply(rep, "ok", (int64_t)n, &out, "%zu jobs", n);
 	store_atjobs_free(l, n);
 	free(out.b_p);
 }
 
 static void
-at_remove(int fd, struct store *st, uid_t uid, const char *caller,
+at_remove(struct tabbuf *rep, struct store *st, uid_t uid, const char *caller,
     const struct tabmsg *req)
 {
 	struct store_atjob	*j = NULL;
@@ -390,30 +393,30 @@ at_remove(int fd, struct store *st, uid_t uid, const char *caller,
 
 	if (store_at_cancel(st, req->tm_version, uid == 0 ? NULL : caller,
 	    &res, &se) == -1) {
-		at_reply(fd, "error", 0, NULL, "%s", se.se_msg);
+		at_reply(rep, "error", 0, NULL, "%s", se.se_msg);
 		return;
 	}
 	switch (res) {
 	case AT_CANCEL_DONE:
-		at_reply(fd, "ok", id, NULL, "removed");
+		at_reply(rep, "ok", id, NULL, "removed");
 		log_info("(%s) AT REMOVE (job %lld)", caller, id);
 		break;
 	case AT_CANCEL_NONE:
-		at_reply(fd, "none", id, NULL, "Cannot find jobid %lld", id);
+		at_reply(rep, "none", id, NULL, "Cannot find jobid %lld", id);
 		break;
 	case AT_CANCEL_NOTOWNER:
-		at_reply(fd, "notowner", id, NULL, "%lld: Not owner", id);
+		at_reply(rep, "notowner", id, NULL, "%lld: Not owner", id);
 		break;
 	case AT_CANCEL_RUNNING:
 		(void)store_at_get(st, req->tm_version, &j, &se);
-		at_reply(fd, "running", id, NULL, "%lld: running on %s; a "
+		at_reply(rep, "running", id, NULL, "%lld: running on %s; a "
 		    "running job cannot be removed", id, j != NULL &&
 		    *j->a_claimed_by != '\0' ? j->a_claimed_by : "a node");
 		store_atjobs_free(j, 1);
 		break;
 	case AT_CANCEL_FINISHED:
 		(void)store_at_get(st, req->tm_version, &j, &se);
-		at_reply(fd, "finished", id, NULL, "%lld: %s already", id,
+		at_reply(rep, "finished", id, NULL, "%lld: %s already", id,
 		    j != NULL ? store_at_state_name(j->a_state) : "finished");
 		store_atjobs_free(j, 1);
 		break;
@@ -421,7 +424,7 @@ at_remove(int fd, struct store *st, uid_t uid, const char *caller,
 }
 
 static void
-at_print(int fd, struct store *st, uid_t uid, const char *caller,
+at_print(struct tabbuf *rep, struct store *st, uid_t uid, const char *caller,
     const struct tabmsg *req)
 {
 	struct store_atjob	*j;
@@ -431,15 +434,15 @@ at_print(int fd, struct store *st, uid_t uid, const char *caller,
 	long long		 id = (long long)req->tm_version;
 
 	if (store_at_get(st, req->tm_version, &j, &se) == -1) {
-		at_reply(fd, "error", 0, NULL, "%s", se.se_msg);
+		at_reply(rep, "error", 0, NULL, "%s", se.se_msg);
 		return;
 	}
 	if (j == NULL) {
-		at_reply(fd, "none", id, NULL, "Cannot find jobid %lld", id);
+		at_reply(rep, "none", id, NULL, "Cannot find jobid %lld", id);
 		return;
 	}
 	if (uid != 0 && strcmp(j->a_owner, caller) != 0) {
-		at_reply(fd, "notowner", id, NULL, "%lld: Not owner", id);
+		at_reply(rep, "notowner", id, NULL, "%lld: Not owner", id);
 		store_atjobs_free(j, 1);
 		return;
 	}
@@ -449,42 +452,42 @@ at_print(int fd, struct store *st, uid_t uid, const char *caller,
 	    pw != NULL ? (long)pw->pw_gid : -1, j->a_owner, j->a_mail,
 	    j->a_umask, j->a_cwd, j->a_env, j->a_envlen, j->a_cmd, j->a_cmdlen,
 	    &out.b_len)) == NULL)
-		at_reply(fd, "error", 0, NULL, "out of memory");
+		at_reply(rep, "error", 0, NULL, "out of memory");
 	else if (out.b_len > TAB_MAXBYTES)
-		at_reply(fd, "error", 0, NULL, "job %lld is larger than one "
+		at_reply(rep, "error", 0, NULL, "job %lld is larger than one "
 		    "answer holds", id);
 	else
-		at_reply(fd, "ok", id, &out, "job %lld", id);
+		at_reply(rep, "ok", id, &out, "job %lld", id);
 	free(out.b_p);
 	store_atjobs_free(j, 1);
 }
 
 void
-tabsrv_at(int fd, struct store *st, uid_t uid, const char *caller,
+tabsrv_at(struct tabbuf *rep, struct store *st, uid_t uid, const char *caller,
     const struct tabmsg *req, const char *allow, const char *deny,
     int check)
 {
 	if (check && !at_allowed(uid, caller, allow, deny)) {
-		at_reply(fd, "refused", 0, NULL, "%s may not use at (at.allow, "
+		at_reply(rep, "refused", 0, NULL, "%s may not use at (at.allow, "
 		    "at.deny)", caller);
 		log_info("(%s) AUTH (at command not allowed)", caller);
 		return;
 	}
 	if (st == NULL && strcmp(req->tm_word, "atcheck") != 0) {
-		at_reply(fd, "error", 0, NULL, "the store cannot be reached; "
+		at_reply(rep, "error", 0, NULL, "the store cannot be reached; "
 		    "try again later");
 		return;
 	}
 	if (strcmp(req->tm_word, "atcheck") == 0)
-		at_reply(fd, "ok", 0, NULL, "allowed");
+		at_reply(rep, "ok", 0, NULL, "allowed");
 	else if (strcmp(req->tm_word, "atsubmit") == 0)
-		at_submit(fd, st, caller, req);
+		at_submit(rep, st, caller, req);
 	else if (strcmp(req->tm_word, "atlist") == 0)
-		at_list(fd, st, uid, caller, req);
+		at_list(rep, st, uid, caller, req);
 	else if (strcmp(req->tm_word, "atremove") == 0)
-		at_remove(fd, st, uid, caller, req);
+		at_remove(rep, st, uid, caller, req);
 	else if (strcmp(req->tm_word, "atprint") == 0)
-		at_print(fd, st, uid, caller, req);
+		at_print(rep, st, uid, caller, req);
 	else
-		at_reply(fd, "invalid", 0, NULL, "unknown request");
+		at_reply(rep, "invalid", 0, NULL, "unknown request");
 }

@@ -195,7 +195,7 @@ static int
 call(const struct tabmsg *req, struct tabmsg *rep)
 {
 	struct sockaddr_un	 sun;
-	int			 fd;
+	int			 fd, sent;
 
 	if (tab_sockaddr(sockpath, &sun) == -1) {
 		warnx("%s: socket path too long", sockpath);
@@ -212,8 +212,16 @@ call(const struct tabmsg *req, struct tabmsg *rep)
 		warn("cannot reach the clustercron daemon at %s", sockpath);
 		return (-1);
 	}
-	if (tab_send(fd, req, TAB_CLIENT_MS) == -1 ||
+	/*
+	 * A daemon that refuses the connection (too many open) answers
+	 * at once and closes it, maybe before the request is all sent:
+	 * its answer is still there to read.
+	 */
+	sent = tab_send(fd, req, TAB_CLIENT_MS) == 0 ? 0 : errno;
+	if ((sent != 0 && sent != EPIPE && sent != ECONNRESET) ||
 	    tab_recv(fd, rep, TAB_CLIENT_MS) == -1) {
+		if (sent != 0)
+			errno = sent;
 		warn("talking to the clustercron daemon at %s", sockpath);
 		close(fd);
 		return (-1);

@@ -30,6 +30,7 @@ static char		 dir[] = "/tmp/cctabsrv.XXXXXX";
 static void		 copies(const char *);
 static void		 at_requests(const char *);
 static void		 at_access(void);
+static void		 side_by_side(void);
 static void		 at_nobody(const char *, int64_t, const char *,
 			    char *, size_t, char *, size_t);
 static char		 sock[256];
@@ -37,6 +38,39 @@ static struct tabsrv	*ts;
 static struct store	*st;
 static char		 changed[64];
 static int		 nchanged;
+static int		 serve(void);
+
+static void
+on_changed(const char *owner, void *arg)
+{
+	(void)arg;
+	strlcpy(changed, owner, sizeof(changed));
+}
+
+/*
+ * Let the server run, as the daemon's loop does, until it has taken a
+ * connection and is done with it: 1 when a table changed, else 0.
+ */
+static int
+serve(void)
+{
+	struct pollfd	 pfd[64];
+	size_t		 n;
+	int		 i, took = 0;
+
+	changed[0] = '\0';
+	for (i = 0; i < 200; i++) {
+		n = tabsrv_pollfds(ts, pfd, 1);
+		if (poll(pfd, n, 50) == -1)
+			break;
+		took |= pfd[0].revents != 0;
+		(void)tabsrv_io(ts, pfd, n, st, clock_mono(), on_changed,
+		    NULL);
+		if (took && tabsrv_conns(ts) == 0)
+			break;
+	}
+	return (changed[0] != '\0');
+}
 
 /* Connect, send, let the server answer, read the reply. */
 static int
@@ -51,7 +85,7 @@ exchange(struct tabmsg *req, struct tabmsg *rep)
 	    tab_send(fd, req, 1000) == -1)
 		return (-1);
 	changed[0] = '\0';
-	nchanged = tabsrv_serve(ts, st, changed, sizeof(changed));
+	nchanged = serve();
 	if (tab_recv(fd, rep, 1000) == -1) {
 		close(fd);
 		return (-1);
@@ -112,7 +146,7 @@ as_nobody(void)
 
 		(void)poll(&pfd, 1, 5000);
 	}
-	nchanged = tabsrv_serve(ts, st, changed, sizeof(changed));
+	nchanged = serve();
 	waitpid(pid, &status, 0);
 	{
 		char	 buf[600];
@@ -129,6 +163,138 @@ as_nobody(void)
 	}
 	close(p[0]);
 	is_int(nchanged, 0, "... and nothing changed");
+}
+
+/* One turn of the daemon's loop at instant now: poll, then the server. */
+static int
+turn(int64_t now)
+{
+	struct pollfd	 pfd[64];
+	size_t		 n;
+
+	n = tabsrv_pollfds(ts, pfd, 1);
+	if (poll(pfd, n, 100) == -1)
+		return (-1);
+	return (tabsrv_io(ts, pfd, n, st, now, on_changed, NULL));
+}
+
+static int
+client(void)
+{
+	struct sockaddr_un	 sun;
+	int			 fd;
+
+	tab_sockaddr(sock, &sun);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		return (-1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Clients side by side: none waited on, a deadline each, a few per uid
+ * and all together (tabsrv_io(), tabsrv_expire(), tabsrv_limits()).
+ * The instants passed are made up, as the daemon's loop passes its own.
+ */
+static void
+side_by_side(void)
+{
+	struct tabmsg	 req, rep;
+	struct tabbuf	 b;
+	struct pollfd	 pfd;
+	struct store_error se;
+	int64_t		 now = 1000000, when, version;
+	int		 idle, slow, other, i;
+	char		 c, *big;
+
+	tabsrv_limits(ts, 2, 3);
+	ok((idle = client()) != -1 && (slow = client()) != -1, "two clients");
+	for (i = 0; i < 10 && tabsrv_conns(ts) < 2; i++)
+		(void)turn(now);
+	is_int((int)tabsrv_conns(ts), 2, "... both accepted, neither sending");
+	ok(tabsrv_next(ts, &when) && when == now + TAB_CONN_MS,
+	    "... each with its deadline");
+
+	/* A third of the same uid is refused, at once. */
+	tab_set(&req, "get", NULL, 0, NULL);
+	other = client();
+	ok(other != -1 && tab_send(other, &req, 1000) == 0, "a third");
+	(void)turn(now);
+	ok(tab_recv(other, &rep, 1000) == 0, "... is answered");
+	is_str(rep.tm_word, "busy", "... busy");
+	ok(strstr(rep.tm_msg, "you have 2 connections open") != NULL,
+	    "... saying why: %s", rep.tm_msg);
+	tab_clear(&rep);
+	close(other);
+	is_int((int)tabsrv_conns(ts), 2, "... and not kept");
+
+	/* A request a byte at a time, served as it comes. */
+	memset(&b, 0, sizeof(b));
+	ok(tab_frame(&req, &b) == 0, "a request's frame");
+	for (i = 0; i < (int)b.b_len; i++) {
+		if (write(slow, b.b_p + i, 1) != 1)
+			break;
+		(void)turn(now + i);
+	}
+	free(b.b_p);
+	pfd.fd = slow;
+	pfd.events = POLLIN;
+	ok(poll(&pfd, 1, 1000) == 1 && tab_recv(slow, &rep, 1000) == 0,
+	    "... answered once whole, the idle one still open");
+	is_str(rep.tm_word, "none", "... the answer to the request");
+	tab_clear(&rep);
+	close(slow);
+	(void)turn(now);
+	is_int((int)tabsrv_conns(ts), 1, "... its connection done");
+
+	/* All together: the total, whoever asks. */
+	tabsrv_limits(ts, 0, 1);
+	other = client();
+	ok(other != -1 && tab_send(other, &req, 1000) == 0 &&
+	    turn(now) >= 0 && tab_recv(other, &rep, 1000) == 0 &&
+	    strcmp(rep.tm_word, "busy") == 0 &&
+	    strstr(rep.tm_msg, "has 1 connections open, the most it keeps") !=
+	    NULL, "over the total: busy: %s", rep.tm_msg);
+	tab_clear(&rep);
+	close(other);
+
+	/* The deadline: not a moment before. */
+	tabsrv_expire(ts, now + TAB_CONN_MS - 1);
+	is_int((int)tabsrv_conns(ts), 1, "the idle one stays to its deadline");
+	tabsrv_expire(ts, now + TAB_CONN_MS);
+	is_int((int)tabsrv_conns(ts), 0, "... and is closed there");
+	ok(read(idle, &c, 1) == 0, "... its client sees the end");
+	close(idle);
+	tabsrv_limits(ts, TAB_CONN_PER_UID, TAB_CONN_MAX);
+
+	/* A reply larger than the socket takes, never read. */
+	big = xmalloc(5000 * 160 + 1);
+	for (i = 0; i < 5000; i++) {
+		memset(big + i * 160, 'x', 160);
+		big[i * 160] = '#';
+		big[i * 160 + 159] = '\n';
+	}
+	big[5000 * 160] = '\0';
+	request("get", "", 0, NULL, &rep);
+	ok(store_table_put(st, "root", big, rep.tm_version, &version,
+	    &se) == 0, "a table of 800 kB");
+	tab_clear(&rep);
+	other = client();
+	ok(other != -1 && tab_send(other, &req, 1000) == 0, "... asked for");
+	for (i = 0; i < 10 && turn(now) == 0; i++)
+		;
+	is_int((int)tabsrv_conns(ts), 1,
+	    "... and not read: the reply waits, the server does not");
+	tabsrv_expire(ts, now + TAB_CONN_MS);
+	is_int((int)tabsrv_conns(ts), 0, "... closed at its deadline");
+	close(other);
+	request("del", "", version, NULL, &rep);
+	is_str(rep.tm_word, "ok", "... and removed");
+	tab_clear(&rep);
+	free(big);
 }
 
 /* The local copies of the stored tables, for ctab -l (tabsrv_copies()). */
@@ -461,13 +627,14 @@ main(void)
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		connect(fd, (struct sockaddr *)&sun, sizeof(sun));
 		(void)write(fd, "\0\0\0\5junk!", 9);
-		nchanged = tabsrv_serve(ts, st, changed, sizeof(changed));
+		nchanged = serve();
 		is_int(nchanged, 0, "a malformed request changes nothing");
 		close(fd);
 		request("get", "", 0, NULL, &rep);
 		is_str(rep.tm_word, "none", "... and the server still answers");
 	}
 
+	side_by_side();
 	copies(self);
 	at_access();
 	at_requests(self);
@@ -564,7 +731,7 @@ at_nobody(const char *word, int64_t version, const char *body, char *wout,
 	pfd.fd = tabsrv_fd(ts);
 	pfd.events = POLLIN;
 	(void)poll(&pfd, 1, 5000);
-	nchanged = tabsrv_serve(ts, st, changed, sizeof(changed));
+	nchanged = serve();
 	waitpid(pid, &status, 0);
 	n = read(p[0], buf, sizeof(buf) - 1);
 	close(p[0]);
