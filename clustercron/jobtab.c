@@ -81,6 +81,9 @@ static void	 left_add(struct leftjobs *, const uint8_t *,
 static void	*pool_alloc(struct pool **, size_t, size_t);
 static const char *pool_str(struct pool **, const char *);
 static void	 pool_free(struct pool *);
+static size_t	 share_slot(const struct share *, const char *);
+static const char *share_str(struct pool **, struct share *, const char *);
+static void	 share_free(struct share *);
 static const char *const *share_env(struct pool **, struct share *,
 		    const char *const *);
 static const struct jctx *share_ctx(struct pool **, struct share *,
@@ -205,7 +208,12 @@ pool_free(struct pool *p)
 /*
  * Copies of what entries share, made once per table: the parser gives
  * consecutive entries the same environment snapshot, and most entries
- * of a table have the same options and owner.
+ * of a table have the same options and owner.  A new snapshot (an
+ * assignment between entries) is a new array, but its strings are the
+ * parser's same strings for the variables that did not change: each
+ * is copied once a table (s_src, s_dst: by the parser's address), so
+ * that a table of many snapshots of a few large variables costs their
+ * size once, not once a snapshot.
  */
 struct share {
 	const char *const *s_env_src;
@@ -213,7 +221,62 @@ struct share {
 	struct cron_opts s_opts_src;
 	const char	*s_owner_src;
 	const struct jctx *s_ctx;
+	const char	**s_src;	/* open addressing, s_cap slots */
+	const char	**s_dst;
+	size_t		 s_cap;		/* a power of two, or 0 */
+	size_t		 s_n;
 };
+
+/* The slot of the parser's string s. */
+static size_t
+share_slot(const struct share *sh, const char *s)
+{
+	size_t	 i;
+
+	i = (size_t)(((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ULL >> 7);
+	for (i &= sh->s_cap - 1; sh->s_src[i] != NULL && sh->s_src[i] != s;
+	    i = (i + 1) & (sh->s_cap - 1))
+		continue;
+	return (i);
+}
+
+/* The table's copy of the parser's string s. */
+static const char *
+share_str(struct pool **pp, struct share *sh, const char *s)
+{
+	const char	**osrc = sh->s_src, **odst = sh->s_dst;
+	size_t		 i, k, ocap = sh->s_cap;
+
+	if (2 * (sh->s_n + 1) > sh->s_cap) {
+		sh->s_cap = ocap == 0 ? 64 : ocap * 2;
+		sh->s_src = xcalloc(sh->s_cap, sizeof(*sh->s_src));
+		sh->s_dst = xcalloc(sh->s_cap, sizeof(*sh->s_dst));
+		for (k = 0; k < ocap; k++)
+			if (osrc[k] != NULL) {
+				i = share_slot(sh, osrc[k]);
+				sh->s_src[i] = osrc[k];
+				sh->s_dst[i] = odst[k];
+			}
+		free(osrc);
+		free(odst);
+	}
+	i = share_slot(sh, s);
+	if (sh->s_src[i] == NULL) {
+		sh->s_src[i] = s;
+		sh->s_dst[i] = pool_str(pp, s);
+		sh->s_n++;
+	}
+	return (sh->s_dst[i]);
+}
+
+static void
+share_free(struct share *sh)
+{
+	free(sh->s_src);
+	free(sh->s_dst);
+	sh->s_src = sh->s_dst = NULL;
+	sh->s_cap = sh->s_n = 0;
+}
 
 static const char *const *
 share_env(struct pool **pp, struct share *sh, const char *const *env)
@@ -227,7 +290,7 @@ share_env(struct pool **pp, struct share *sh, const char *const *env)
 		;
 	d = pool_alloc(pp, (n + 1) * sizeof(*d), sizeof(void *));
 	for (i = 0; i < n; i++)
-		d[i] = pool_str(pp, env[i]);
+		d[i] = share_str(pp, sh, env[i]);
 	d[n] = NULL;
 	sh->s_env_src = env;
 	sh->s_env = d;
@@ -964,6 +1027,7 @@ table_load_abort(struct tload *l)
 	free(l->l_ks.k_hash);
 	free(l->l_text.t_v);
 	pool_free(l->l_pool);
+	share_free(&l->l_sh);
 	free(l->l_new);
 	badzones_free(l);
 	free(l);
@@ -1018,6 +1082,7 @@ table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
 			    tb->tb_name, l->l_bad[i].z_line,
 			    l->l_bad[i].z_zone);
 		badzones_free(l);
+		share_free(&l->l_sh);
 		sorted = l->l_new;
 		n = l->l_n;
 		ks = l->l_ks;
