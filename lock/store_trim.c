@@ -152,7 +152,7 @@ trim_picked(struct store *st, struct trim_arg *a, size_t *runs,
 	struct sval	 p[LIST_MAX];
 	int64_t		 changed;
 	uint64_t	 tb;
-	size_t		 i, j, q, end, piece, max;
+	size_t		 i, j, q, end, piece, max, got;
 
 	max = st->s_ops->o_max_list;
 	for (i = 0; i < a->picks.v_n; i = end) {
@@ -163,6 +163,7 @@ trim_picked(struct store *st, struct trim_arg *a, size_t *runs,
 			tb += (uint64_t)k[end].k_bytes;
 		if (lk_begin(st, err) == -1)
 			return (-1);
+		got = 0;
 		/* Pieces of a power of two: no padding needed. */
 		for (j = i; j < end; j += piece) {
 			piece = lk_piece(end - j, max);
@@ -171,11 +172,12 @@ trim_picked(struct store *st, struct trim_arg *a, size_t *runs,
 			if (lk_exec(st, "trim", S_TRIM_IDS, piece, p, piece,
 			    NULL, NULL, &changed, err) == -1)
 				return (-1);
-			a->n += (size_t)changed;
-			*runs += (size_t)changed;
+			got += (size_t)changed;
 		}
 		if (lk_commit(st, "trim", err) == -1)
 			return (-1);
+		a->n += got;
+		*runs += got;
 		a->bytes += tb;
 		*bytes += tb;
 	}
