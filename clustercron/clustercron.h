@@ -81,6 +81,10 @@ struct dconf {
 	unsigned int	 c_busy_ms;	/* SQLite */
 	int64_t		 c_hist_age_ms;
 	size_t		 c_hist_runs;
+	uint64_t	 c_hist_output;	/* bytes kept a job; 0: none */
+	size_t		 c_hist_user_runs;
+	uint64_t	 c_hist_user_output;
+	int64_t		 c_hist_trim_ms; /* between passes of trimming */
 	int64_t		 c_node_timeout_ms; /* a silent node is dead */
 	int64_t		 c_max_skew_ms;	/* 0: not checked */
 	char		*c_metrics_file; /* NULL for none */

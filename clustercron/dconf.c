@@ -35,7 +35,9 @@ enum {
 	K_ALLOW, K_DENY, K_NODE_TIMEOUT, K_MAX_SKEW, K_METRICS,
 	K_SPREADING, K_COPIES, K_LOG_FILE, K_RUNNER, K_RUNS_DIR,
 	K_SHUTDOWN_KILL, K_PAM, K_MAX_ENTRIES, K_FIRE_RATE, K_FIRE_BURST,
-	K_MAX_RUNNING, K_START_GRACE, K_COUNT
+	K_MAX_RUNNING, K_START_GRACE,
+	K_HIST_OUTPUT, K_HIST_USER_RUNS, K_HIST_USER_OUTPUT, K_HIST_TRIM,
+	K_COUNT
 };
 
 static const struct conf_key keys[K_COUNT] = {
@@ -107,6 +109,15 @@ static const struct conf_key keys[K_COUNT] = {
 	/* A fire not started this long after it came due is missed. */
 	[K_START_GRACE] = { "start-grace", CONF_DURATION, 0, 1, 86400,
 	    "60s" },
+	/* What the store keeps of a job's and a user's runs (record.c). */
+	[K_HIST_OUTPUT] = { "history-max-output", CONF_BYTES, 0, 0,
+	    1ULL << 40, "16M" },
+	[K_HIST_USER_RUNS] = { "history-max-runs-per-user", CONF_UINT, 0, 0,
+	    1000000000, "50000" },
+	[K_HIST_USER_OUTPUT] = { "history-max-output-per-user", CONF_BYTES,
+	    0, 0, 1ULL << 40, "256M" },
+	[K_HIST_TRIM] = { "history-trim-interval", CONF_DURATION, 0, 1,
+	    86400, "1m" },
 };
 
 /* Set *dst to the key's value, or to dflt when the key is not set. */
@@ -230,6 +241,10 @@ dconf_read(struct dconf *c, const char *path, int explicit, int root,
 	c->c_busy_ms = (unsigned int)conf_num(cf, K_BUSY) * 1000;
 	c->c_hist_age_ms = (int64_t)conf_num(cf, K_HIST_AGE) * 1000;
 	c->c_hist_runs = (size_t)conf_num(cf, K_HIST_RUNS);
+	c->c_hist_output = conf_num(cf, K_HIST_OUTPUT);
+	c->c_hist_user_runs = (size_t)conf_num(cf, K_HIST_USER_RUNS);
+	c->c_hist_user_output = conf_num(cf, K_HIST_USER_OUTPUT);
+	c->c_hist_trim_ms = (int64_t)conf_num(cf, K_HIST_TRIM) * 1000;
 	/*
 	 * A node fences itself node-timeout minus heartbeat-interval
 	 * after its last renewal (node.c): that must leave it at least

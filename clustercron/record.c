@@ -30,7 +30,13 @@
 #include "daemon.h"
 #include "store.h"
 
-#define TRIM_EVERY	(10 * 60 * 1000) /* ms between trims of history */
+/*
+ * History is trimmed every history-trim-interval, in passes of bounded
+ * work (store_trim_pass()): a pass deletes at most TRIM_BUDGET runs,
+ * and one that had more to do is followed by the next TRIM_SOON later.
+ */
+#define TRIM_BUDGET	2048
+#define TRIM_SOON	1000		/* ms */
 
 /*
  * A run whose start this node is recording: queued for the end of the
@@ -49,6 +55,7 @@ struct rec {
 static TAILQ_HEAD(, rec) starts = TAILQ_HEAD_INITIALIZER(starts);
 static size_t		 nstarts;
 static int64_t		 trimmed;	/* last trim, monotonic ms */
+static int		 trim_more;	/* it left work to do */
 
 /*
  * Records not yet in the store: the start and end of a run whose start
@@ -114,6 +121,7 @@ static int	 pending_batch(size_t, size_t *, size_t *, const char **,
 		    struct store_error *);
 static int	 pending_flush(int, struct tick *);
 static void	 history_trim(struct tick *);
+static void	 trim_over(void *, const char *, size_t, uint64_t);
 
 struct rec *
 record_start(const char *id, time_t fire, int attempt, pid_t pid,
@@ -720,19 +728,50 @@ static void
 history_trim(struct tick *tk)
 {
 	struct store_error	 se;
-	size_t			 n;
+	struct store_trim	 l;
+	struct store_trimmed	 td;
+	const struct dconf	*c = &D.d_conf;
 
-	if (D.d_st == NULL || (trimmed != 0 &&
-	    tk->tk_mono - trimmed < TRIM_EVERY))
+	if (D.d_st == NULL || (trimmed != 0 && tk->tk_mono - trimmed <
+	    (trim_more ? TRIM_SOON : c->c_hist_trim_ms)))
 		return;
 	trimmed = tk->tk_mono;
-	if (D.d_conf.c_hist_age_ms == 0 && D.d_conf.c_hist_runs == 0)
+	memset(&l, 0, sizeof(l));
+	l.tr_age = c->c_hist_age_ms;
+	l.tr_job_runs = c->c_hist_runs;
+	l.tr_job_bytes = c->c_hist_output;
+	l.tr_user_runs = c->c_hist_user_runs;
+	l.tr_user_bytes = c->c_hist_user_output;
+	l.tr_budget = TRIM_BUDGET;
+	l.tr_over = trim_over;
+	if (l.tr_age == 0 && l.tr_job_runs == 0 && l.tr_job_bytes == 0 &&
+	    l.tr_user_runs == 0 && l.tr_user_bytes == 0)
 		return;
-	if (store_trim(D.d_st, D.d_conf.c_hist_age_ms, D.d_conf.c_hist_runs,
-	    60000, &n, &se) == -1)
+	trim_more = 0;
+	if (store_trim_pass(D.d_st, &l, 60000, &td, &se) == -1) {
 		gate_store_failed("trimming the history", &se);
-	else if (n > 0)
-		log_debug("(CRON) TRIM (%zu runs)", n);
+		return;
+	}
+	trim_more = td.td_more;
+	if (td.td_runs > 0)
+		log_debug("(CRON) TRIM (%zu runs%s)", td.td_runs,
+		    td.td_more ? ", more to do" : "");
+}
+
+/* A user whose runs went by his own limits: the administrator's line. */
+static void
+trim_over(void *arg, const char *owner, size_t runs, uint64_t bytes)
+{
+	char	*vis;
+
+	(void)arg;
+	vis = cmd_escape(owner);
+	log_info("(%s) TRIMMED (%zu runs, %llu bytes of output, over "
+	    "history-max-runs-per-user %zu or history-max-output-per-user "
+	    "%llu)", vis, runs, (unsigned long long)bytes,
+	    D.d_conf.c_hist_user_runs,
+	    (unsigned long long)D.d_conf.c_hist_user_output);
+	free(vis);
 }
 
 /*

@@ -610,6 +610,7 @@ store_close(struct store *st)
 	free(st->s_node);
 	free(st->s_uncertain);
 	free(st->s_lostids);
+	lk_trim_free(st);
 	free(st);
 }
 

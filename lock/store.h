@@ -681,6 +681,41 @@ int	 store_lease_drop(struct store *, const char *, struct store_error *);
  */
 int	 store_trim(struct store *, int64_t, size_t, int64_t, size_t *,
 	    struct store_error *);
+/*
+ * store_trim_pass() is one pass of bounded work under the lease "trim"
+ * (held for ttl_ms): the finished runs older than tr_age; then, of
+ * each job, the finished runs beyond its newest tr_job_runs and beyond
+ * its newest that keep tr_job_bytes of output between them; then the
+ * same of each owner's runs across all his jobs (his one-shot jobs'
+ * included) with tr_user_runs and tr_user_bytes; the oldest first
+ * (by fire, then id), a run still running never (it counts, though).
+ * A run's output is counted as the bytes it wrote, up to this store's
+ * sc_output_max.  0 is no limit throughout.  Then the claims, jobs
+ * gone and one-shot jobs as store_trim() does.  At most tr_budget runs
+ * go (0: no limit); td_more says the pass stopped there, with work
+ * left for the next.  tr_over, when set, is called after the pass for
+ * each owner of whom runs went by his own limits (the owner
+ * borrowed).  *out is filled on success: td_held is 0 when another
+ * node holds the lease (nothing was done).
+ */
+struct store_trim {
+	int64_t		 tr_age;	/* ms */
+	size_t		 tr_job_runs;
+	uint64_t	 tr_job_bytes;
+	size_t		 tr_user_runs;
+	uint64_t	 tr_user_bytes;
+	size_t		 tr_budget;
+	void		(*tr_over)(void *, const char *, size_t, uint64_t);
+	void		*tr_arg;
+};
+struct store_trimmed {
+	int		 td_held;
+	size_t		 td_runs;	/* runs deleted */
+	uint64_t	 td_bytes;	/* their output, as counted */
+	int		 td_more;
+};
+int	 store_trim_pass(struct store *, const struct store_trim *, int64_t,
+	    struct store_trimmed *, struct store_error *);
 
 /*
  * Tables, for ctab: one text per owner with a version that grows by

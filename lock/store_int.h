@@ -130,10 +130,13 @@ enum stmt {
 	S_LEASE_INSERT,		/* name, holder, ttl */
 	S_LEASE_READ,		/* name -> holder */
 	S_LEASE_DROP,		/* name, holder */
-	S_TRIM_AGE,		/* max age */
-	S_TRIM_JOBS,		/* max runs -> job */
-	S_TRIM_CUT,		/* job, offset -> id */
-	S_TRIM_JOB,		/* job, id */
+	S_TRIM_AGE,		/* outmax, n, max age -> id, kept */
+	S_TRIM_IDS,		/* n: ids */
+	S_TRIM_JOBS,		/* runs, outmax, bytes, after, n */
+	S_TRIM_OWNERS,		/* -> owner */
+	S_TRIM_USER_SUM,	/* runs, outmax, bytes, owner x3 -> over */
+	S_TRIM_JOB,		/* outmax, job, runs, bytes, n -> id, kept */
+	S_TRIM_USER,		/* outmax, owner x3, runs, bytes, n */
 	S_TRIM_CLAIMS_AGE,	/* max age */
 	S_TRIM_CLAIMS_CUT,	/* offset -> fire */
 	S_TRIM_CLAIMS_FIRE,	/* fire */
@@ -228,7 +231,7 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	7
+#define STORE_SCHEMA	8
 
 /* Values per row of S_JOB_UPSERT. */
 #define JOB_NCOLS	11
@@ -299,6 +302,15 @@ struct store {
 	char		 s_dbstate[STORE_STATELEN];
 	int64_t		 s_checked;
 	int64_t		 s_since;	/* when connected (monotonic ms) */
+	/*
+	 * Trimming's round (store_trim.c): its phase, the last job whose
+	 * runs it trimmed, the owners and the next one to look at.
+	 */
+	int		 s_trim_phase;
+	char		 s_trim_job[STORE_IDLEN + 1];
+	char		**s_trim_owners;
+	size_t		 s_trim_nowners;
+	size_t		 s_trim_owner;
 	/* Runs marked lost by a transaction whose result was lost. */
 	int64_t		*s_lostids;
 	size_t		 s_nlostids;
@@ -460,6 +472,9 @@ int	 lk_url_take(struct store *, const char *, struct store_error *);
 
 /* store_schema.c: create or migrate the schema to a version. */
 int	 lk_schema_setup(struct store *, int, struct store_error *);
+
+/* store_trim.c: forget the round (store_close()). */
+void	 lk_trim_free(struct store *);
 
 /* store_node.c: take or renew a lease for ttl ms; *held. */
 int	 lk_lease_take(struct store *, const char *, int64_t, int *,

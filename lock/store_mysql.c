@@ -58,6 +58,9 @@
 #define INSERT_IGNORE	"INSERT IGNORE"
 #define REPLACE_INTO	"REPLACE INTO"
 #define AT_RUNJOB(col)	"CONCAT('at:', " col ")"
+#define AT_RUNKEY(col)	\
+	"CONVERT(CONCAT('at:', " col ") USING ascii) COLLATE ascii_bin"
+#define LEAST	"LEAST"
 #define GREATEST	"GREATEST"
 #include "store_sql.h"
 
@@ -219,9 +222,12 @@ static const char *const my_text[S_COUNT] = {
 	[S_LEASE_READ] = SQL_LEASE_READ,
 	[S_LEASE_DROP] = SQL_LEASE_DROP,
 	[S_TRIM_AGE] = SQL_TRIM_AGE,
+	[S_TRIM_IDS] = SQL_TRIM_IDS,
 	[S_TRIM_JOBS] = SQL_TRIM_JOBS,
-	[S_TRIM_CUT] = SQL_TRIM_CUT,
+	[S_TRIM_OWNERS] = SQL_TRIM_OWNERS,
+	[S_TRIM_USER_SUM] = SQL_TRIM_USER_SUM,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
+	[S_TRIM_USER] = SQL_TRIM_USER,
 	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
 	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
 	[S_TRIM_CLAIMS_FIRE] = SQL_TRIM_CLAIMS_FIRE,
@@ -463,9 +469,16 @@ static const char *const my_step7[] = {
 	NULL
 };
 
+/* Version 8: the index trimming reads, as in store_sqlite.c. */
+static const char *const my_step8[] = {
+	"ALTER TABLE runs ADD INDEX IF NOT EXISTS runs_trim "
+	    "(job_id, fire, state, output_len)",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
 	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5, my_step6,
-	my_step7
+	my_step7, my_step8
 };
 
 static const char *const my_seed[] = {

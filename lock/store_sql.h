@@ -5,7 +5,9 @@
  * store_sql.h: the statements both backends say alike, private to the
  * backends.  The includer defines NOW, its SQL expression for the
  * store's clock in milliseconds since the epoch, INSERT_IGNORE,
- * REPLACE_INTO and GREATEST (the larger of two values).
+ * REPLACE_INTO, GREATEST and LEAST (the larger and the smaller of two
+ * values), AT_RUNJOB(col) and AT_RUNKEY(col) (a one-shot job's id as
+ * its runs' job, the second of the type of the runs' column).
  * Every statement is prepared; values are always bound, never spliced.
  * "%R" stands for a list the backend repeats n times.
  */
@@ -253,23 +255,62 @@
 #define SQL_LEASE_READ \
 	"SELECT holder FROM leases WHERE name = ? AND expires >= " NOW
 #define SQL_LEASE_DROP	"DELETE FROM leases WHERE name = ? AND holder = ?"
-#define SQL_TRIM_AGE \
-	"DELETE FROM runs WHERE state <> 0 AND COALESCE(ended, started) < " \
-	NOW " - ?"
-#define SQL_TRIM_JOBS \
-	"SELECT job_id FROM runs GROUP BY job_id HAVING COUNT(*) > ?"
 /*
- * A job's records of fires older than its newest n records' are
- * trimmed, by fire and not by id: the claims left without a record
- * (SQL_UNRUN_NONE) are judged by the oldest fire whose record is kept,
- * and a record of a newer fire trimmed while an older one stayed would
- * leave its claim looking unrun.
+ * Trimming (store_trim.c) picks the runs to delete, at most a number
+ * at a time, oldest first, with the bytes each keeps (its output,
+ * counted as the bytes written up to output-max), and deletes them by
+ * id in transactions of bounded size: no statement deletes an unbounded
+ * number of rows, and none reads the whole of runs.  A run still
+ * running is never picked.  By age: of the n oldest runs by id, those
+ * that ended (or started) longer ago than the age.
  */
-#define SQL_TRIM_CUT \
-	"SELECT fire FROM runs WHERE job_id = ? ORDER BY fire DESC LIMIT 1 " \
-	"OFFSET ?"
-#define SQL_TRIM_JOB \
-	"DELETE FROM runs WHERE job_id = ? AND fire < ? AND state <> 0"
+#define SQL_TRIM_AGE \
+	"SELECT id, k FROM (SELECT id, state, COALESCE(ended, started) AS " \
+	"t, " LEAST "(output_len, ?) AS k FROM runs ORDER BY id LIMIT ?) o " \
+	"WHERE t < " NOW " - ? AND state <> 0 ORDER BY id"
+#define SQL_TRIM_IDS \
+	"DELETE FROM runs WHERE id IN (%R) AND state <> 0"
+/*
+ * The next n jobs with runs after an id, each with whether it keeps
+ * more runs or more bytes than a job may (1 or 0): a range of the index
+ * runs_trim, read in its order.
+ */
+#define SQL_TRIM_JOBS \
+	"SELECT job_id, CASE WHEN COUNT(*) > ? OR SUM(" LEAST "(output_len, " \
+	"?)) > ? THEN 1 ELSE 0 END FROM runs WHERE job_id > ? GROUP BY " \
+	"job_id ORDER BY job_id LIMIT ?"
+/* Every owner of a job, one that is gone or a one-shot one. */
+#define SQL_TRIM_OWNERS \
+	"SELECT owner FROM jobs UNION SELECT owner FROM jobs_gone UNION " \
+	"SELECT owner FROM atjobs ORDER BY owner"
+/* An owner's jobs' ids, as runs name them: his three times. */
+#define SQL_OWNED \
+	"(SELECT id FROM jobs WHERE owner = ? UNION SELECT id FROM " \
+	"jobs_gone WHERE owner = ? UNION SELECT " AT_RUNKEY("id") " FROM " \
+	"atjobs WHERE owner = ?) o JOIN runs r ON r.job_id = o.id"
+/* Whether an owner keeps more runs or more bytes than a user may. */
+#define SQL_TRIM_USER_SUM \
+	"SELECT CASE WHEN COUNT(*) > ? OR COALESCE(SUM(" LEAST "(" \
+	"r.output_len, ?)), 0) > ? THEN 1 ELSE 0 END FROM " SQL_OWNED
+/*
+ * Of the runs in `from', those beyond the newest n or beyond the
+ * newest that keep b bytes between them, newest by fire, then by id:
+ * within a job, by fire first, so that no record is trimmed while an
+ * older fire's stays (a claim left without a record is judged by the
+ * oldest fire whose record is kept: SQL_UNRUN_NONE).  Running runs
+ * count but stay.  Parameters: output-max, those of `from', n, b, how
+ * many at most.
+ */
+#define TRIM_OVER \
+	" OVER (ORDER BY fire DESC, id DESC ROWS BETWEEN UNBOUNDED " \
+	"PRECEDING AND CURRENT ROW)"
+#define SQL_TRIM_BEYOND(from) \
+	"SELECT id, k FROM (SELECT id, fire, state, k, COUNT(*)" TRIM_OVER \
+	" AS n, SUM(k)" TRIM_OVER " AS b FROM (SELECT r.id, r.fire, " \
+	"r.state, " LEAST "(r.output_len, ?) AS k FROM " from ") w) t " \
+	"WHERE state <> 0 AND (n > ? OR b > ?) ORDER BY fire, id LIMIT ?"
+#define SQL_TRIM_JOB	SQL_TRIM_BEYOND("runs r WHERE r.job_id = ?")
+#define SQL_TRIM_USER	SQL_TRIM_BEYOND(SQL_OWNED)
 /* Claims by the age of their fire, then all but the newest n instants. */
 #define SQL_TRIM_CLAIMS_AGE \
 	"DELETE FROM claims WHERE fire < (" NOW " - ?) / 1000"

@@ -50,6 +50,8 @@
 #define INSERT_IGNORE	"INSERT OR IGNORE"
 #define REPLACE_INTO	"INSERT OR REPLACE INTO"
 #define AT_RUNJOB(col)	"('at:' || " col ")"
+#define AT_RUNKEY(col)	"('at:' || " col ")"
+#define LEAST	"MIN"
 #define GREATEST	"MAX"
 #include "store_sql.h"
 
@@ -172,9 +174,12 @@ static const char *const sq_text[S_COUNT] = {
 	[S_LEASE_READ] = SQL_LEASE_READ,
 	[S_LEASE_DROP] = SQL_LEASE_DROP,
 	[S_TRIM_AGE] = SQL_TRIM_AGE,
+	[S_TRIM_IDS] = SQL_TRIM_IDS,
 	[S_TRIM_JOBS] = SQL_TRIM_JOBS,
-	[S_TRIM_CUT] = SQL_TRIM_CUT,
+	[S_TRIM_OWNERS] = SQL_TRIM_OWNERS,
+	[S_TRIM_USER_SUM] = SQL_TRIM_USER_SUM,
 	[S_TRIM_JOB] = SQL_TRIM_JOB,
+	[S_TRIM_USER] = SQL_TRIM_USER,
 	[S_TRIM_CLAIMS_AGE] = SQL_TRIM_CLAIMS_AGE,
 	[S_TRIM_CLAIMS_CUT] = SQL_TRIM_CLAIMS_CUT,
 	[S_TRIM_CLAIMS_FIRE] = SQL_TRIM_CLAIMS_FIRE,
@@ -367,9 +372,20 @@ static const char *const sq_step7[] = {
 	NULL
 };
 
+/*
+ * Version 8: what trimming reads of every run (store_trim.c), in an
+ * index of its own, so that the totals of each job and each user are
+ * read from it alone and not from the rows, whose output comes first.
+ */
+static const char *const sq_step8[] = {
+	"CREATE INDEX IF NOT EXISTS runs_trim ON runs (job_id, fire, state, "
+	    "output_len)",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
 	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5, sq_step6,
-	sq_step7
+	sq_step7, sq_step8
 };
 
 static const char *const sq_seed[] = {

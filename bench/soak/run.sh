@@ -212,6 +212,7 @@ node-timeout = 3s
 store-retry-interval = 1s
 claim-defer-ms = 150
 history-max-runs = 100000
+history-max-runs-per-user = 0
 EOF
 	awk -v n="$N" -v p="$P" -v o="$O" -v me="$ME" '
 	BEGIN {

@@ -38,6 +38,12 @@
  *	ccstore [-m file] url jobs
  *		one line per job, by owner and id:
  *		job owner paused name ("-" when it has none)
+ *	ccstore [-m file] url usage
+ *		one line per owner with runs in the store, by owner: how
+ *		many runs and how many bytes of output the store keeps of
+ *		his (his jobs' and his jobs' that are gone; the runs of
+ *		jobs of neither, one-shot jobs', under "?"):
+ *		owner runs bytes
  *	ccstore [-m file] url put owner file
  *		store a table for owner, as ctab does
  *	ccstore [-m file] url job id owner schedule [name [command]]
@@ -68,11 +74,68 @@
 #include "common.h"
 #include "store.h"
 
+struct use {
+	const char	*u_owner;
+	size_t		 u_runs;
+	size_t		 u_bytes;
+};
+
+static int
+use_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct use *)a)->u_owner,
+	    ((const struct use *)b)->u_owner));
+}
+
+/* The runs and bytes of output the store keeps of each owner. */
+static void
+usage_print(struct store *st)
+{
+	struct store_error	 se;
+	struct store_job	*jobs, *gone;
+	struct store_run	*runs;
+	struct use		*u;
+	const char		*owner;
+	size_t			 nj, ng, nr, nu = 0, i, k;
+
+	if (store_jobs_list(st, NULL, &jobs, &nj, &se) == -1 ||
+	    store_jobs_gone(st, &gone, &ng, &se) == -1 ||
+	    store_runs_list(st, NULL, 0, &runs, &nr, &se) == -1)
+		errx(1, "%s", se.se_msg);
+	if ((u = calloc(nr + 1, sizeof(*u))) == NULL)
+		err(1, NULL);
+	for (i = 0; i < nr; i++) {
+		owner = "?";
+		for (k = 0; k < nj; k++)
+			if (strcmp(jobs[k].j_id, runs[i].r_job) == 0)
+				owner = jobs[k].j_owner;
+		for (k = 0; k < ng && *owner == '?'; k++)
+			if (strcmp(gone[k].j_id, runs[i].r_job) == 0)
+				owner = gone[k].j_owner;
+		for (k = 0; k < nu; k++)
+			if (strcmp(u[k].u_owner, owner) == 0)
+				break;
+		if (k == nu)
+			u[nu++].u_owner = owner;
+		u[k].u_runs++;
+		u[k].u_bytes += runs[i].r_outlen;
+	}
+	qsort(u, nu, sizeof(*u), use_cmp);
+	for (k = 0; k < nu; k++)
+		printf("%s %zu %zu\n", u[k].u_owner, u[k].u_runs,
+		    u[k].u_bytes);
+	free(u);
+	store_runs_free(runs, nr);
+	store_jobs_free(gone, ng);
+	store_jobs_free(jobs, nj);
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: ccstore [-m file] url runs | history | "
-	    "outputs | claims | jobs | commands | nodes | put owner file | "
+	    "outputs | claims | jobs | commands | nodes | usage | "
+	    "put owner file | "
 	    "job id owner schedule [name [command]] | beat node | "
 	    "claim node id fire | claimall node fire\n");
 	exit(2);
@@ -199,6 +262,8 @@ main(int argc, char **argv)
 			    jobs[i].j_paused, *jobs[i].j_name == '\0' ? "-" :
 			    jobs[i].j_name);
 		store_jobs_free(jobs, n);
+	} else if (strcmp(argv[1], "usage") == 0 && argc == 2) {
+		usage_print(st);
 	} else if (strcmp(argv[1], "put") == 0 && argc == 4) {
 		if (file_read(argv[3], 1024 * 1024, &text, &len) == -1)
 			err(1, "%s", argv[3]);

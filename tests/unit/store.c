@@ -44,6 +44,10 @@ static void	 test_inflight(struct store *, struct store *);
 static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
 static void	 test_trim_claims(struct store *);
+static void	 test_trim_limits(struct store *);
+static void	 trim_over(void *, const char *, size_t, uint64_t);
+static size_t	 trim_runs(struct store *, const char *, time_t *, size_t);
+static int	 trim_round(struct store *, const struct store_trim *);
 static void	 test_node_runs(struct store *, struct store *);
 static void	 test_failed(struct store *, struct store *);
 static void	 test_nodes(struct store *, struct store *, struct store *);
@@ -1209,6 +1213,154 @@ test_trim_claims(struct store *a)
 	    "older ones go");
 	ok(store_claim(a, id, f0 + 60 * 6, &won, &err) == 0 && !won,
 	    "the job's row still holds its last fire");
+}
+
+/* tr_over: the owners reported, one string. */
+static void
+trim_over(void *arg, const char *owner, size_t runs, uint64_t bytes)
+{
+	char	*s = arg;
+	char	 buf[64];
+
+	snprintf(buf, sizeof(buf), "%s:%zu:%llu ", owner, runs,
+	    (unsigned long long)bytes);
+	strlcat(s, buf, 256);
+}
+
+/* Passes until the round is over: 0, or -1 (diagnosed). */
+static int
+trim_round(struct store *st, const struct store_trim *l)
+{
+	struct store_trimmed	 td;
+	struct store_error	 err;
+	int			 i;
+
+	for (i = 0; i < 100000; i++) {
+		if (store_trim_pass(st, l, 60000, &td, &err) == -1) {
+			diag("store_trim_pass: %s", err.se_msg);
+			return (-1);
+		}
+		if (!td.td_held) {
+			diag("store_trim_pass: the lease is another's");
+			return (-1);
+		}
+		if (!td.td_more)
+			return (0);
+	}
+	diag("store_trim_pass: no end to the round");
+	return (-1);
+}
+
+/* The fires of a job's runs, newest first, in f[] (of max); how many. */
+static size_t
+trim_runs(struct store *st, const char *job, time_t *f, size_t max)
+{
+	struct store_error	 err;
+	struct store_run	*r;
+	size_t			 n, i, k = 0;
+
+	if (store_runs_list(st, job, 0, &r, &n, &err) == -1)
+		return ((size_t)-1);
+	for (i = 0; i < n; i++)
+		if (k < max)
+			f[k++] = r[i].r_fire;
+	store_runs_free(r, n);
+	return (n);
+}
+
+/*
+ * Trimming by bytes per job and by runs and bytes per user (the store
+ * keeps 16 bytes of each output here), oldest first by fire across a
+ * user's jobs, never a run still running, never another user's runs;
+ * a pass stops at its budget and says there is more.
+ */
+static void
+test_trim_limits(struct store *a)
+{
+	struct store_job	 j[3];
+	struct store_trim	 l;
+	struct store_trimmed	 td;
+	struct store_error	 err;
+	char			 ids[3][40], seen[256];
+	char			*own[3] = { "hog", "hog", "good" };
+	time_t			 f[16], base = 2100000000;
+	int64_t			 id, now = clock_now_ms();
+	size_t			 i, k, n;
+	int			 bad = 0;
+
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < 3; i++) {
+		mkid(ids[i], sizeof(ids[i]), "lim", (int)i);
+		j[i].j_id = ids[i];
+		j[i].j_owner = own[i];
+		j[i].j_sched = "* * * * *";
+		j[i].j_cmd = "true";
+	}
+	ok(store_jobs_register(a, j, 3, &err) == 0, "register hog and good %s",
+	    err.se_msg);
+	/* hog's jobs take turns: fires base+0, +1, ... +19; the first runs. */
+	if (store_run_start(a, ids[0], base, 1, 1, now, &id, &err) == -1)
+		bad = 1;
+	for (k = 1; k < 20 && !bad; k++)
+		if (store_run_start(a, ids[k % 2], base + (time_t)k, 1, 1, now,
+		    &id, &err) == -1 || store_run_end(a, id, now, 0,
+		    "0123456789abcdefXXXX", 20, &err) == -1)
+			bad = 1;
+	for (k = 0; k < 3 && !bad; k++)
+		if (store_run_start(a, ids[2], base + (time_t)k, 1, 1, now,
+		    &id, &err) == -1 || store_run_end(a, id, now, 0,
+		    "0123456789abcdefXXXX", 20, &err) == -1)
+			bad = 1;
+	ok(!bad, "twenty runs of hog's, one running, three of good's %s",
+	    err.se_msg);
+
+	/* 64 bytes a job: four finished runs each, and the running one. */
+	memset(&l, 0, sizeof(l));
+	l.tr_job_bytes = 64;
+	ok(trim_round(a, &l) == 0, "trim to 64 bytes a job");
+	n = trim_runs(a, ids[0], f, 16);
+	ok(n == 5 && f[0] == base + 18 && f[3] == base + 12 && f[4] == base,
+	    "hog's first job keeps its newest four and the running run (%zu)",
+	    n);
+	n = trim_runs(a, ids[1], f, 16);
+	ok(n == 4 && f[0] == base + 19 && f[3] == base + 13,
+	    "hog's second job keeps its newest four (%zu)", n);
+	ok(trim_runs(a, ids[2], f, 16) == 3, "good's runs stay");
+
+	/* 80 bytes a user: hog's newest five, across his two jobs. */
+	memset(&l, 0, sizeof(l));
+	l.tr_user_bytes = 80;
+	*seen = '\0';
+	l.tr_over = trim_over;
+	l.tr_arg = seen;
+	ok(trim_round(a, &l) == 0, "trim to 80 bytes a user");
+	n = trim_runs(a, ids[0], f, 16);
+	ok(n == 3 && f[0] == base + 18 && f[1] == base + 16 && f[2] == base,
+	    "hog's first job keeps two and the running run (%zu)", n);
+	n = trim_runs(a, ids[1], f, 16);
+	ok(n == 3 && f[0] == base + 19 && f[2] == base + 15,
+	    "hog's second job keeps three (%zu)", n);
+	ok(trim_runs(a, ids[2], f, 16) == 3, "good's runs stay");
+	ok(strstr(seen, "hog:3:48 ") != NULL && strstr(seen, "good:") == NULL,
+	    "hog is reported, three runs and 48 bytes gone: %s", seen);
+
+	/* A budget of one run: one goes, and there is more. */
+	memset(&l, 0, sizeof(l));
+	l.tr_user_runs = 3;
+	l.tr_budget = 1;
+	k = 0;
+	do
+		bad = store_trim_pass(a, &l, 60000, &td, &err) == -1;
+	while (!bad && td.td_runs == 0 && td.td_more && ++k < 100);
+	ok(!bad && td.td_runs == 1 && td.td_more,
+	    "a pass stops at its budget, with more to do");
+	l.tr_budget = 0;
+	ok(trim_round(a, &l) == 0, "the next passes go on");
+	n = trim_runs(a, ids[0], f, 16) + trim_runs(a, ids[1], f + 8, 8);
+	ok(n == 4 && f[0] == base + 18 && f[1] == base && f[8] == base + 19 &&
+	    f[9] == base + 17, "three runs a user: hog keeps three and the "
+	    "running run (%zu)", n);
+	ok(trim_runs(a, ids[2], f, 16) == 3, "good's runs stay");
 }
 
 static void
@@ -3023,6 +3175,7 @@ main(void)
 	test_fill();
 	test_short_rows(a, b);
 	test_fault_spec(a);
+	test_trim_limits(a);
 	store_close(a);
 	store_close(b);
 	store_close(c);
