@@ -730,18 +730,17 @@ history_trim(struct tick *tk)
 	struct store_error	 se;
 	struct store_trim	 l;
 	struct store_trimmed	 td;
-	const struct dconf	*c = &D.d_conf;
 
 	if (D.d_st == NULL || (trimmed != 0 && tk->tk_mono - trimmed <
-	    (trim_more ? TRIM_SOON : c->c_hist_trim_ms)))
+	    (trim_more ? TRIM_SOON : D.d_conf.c_hist_trim_ms)))
 		return;
 	trimmed = tk->tk_mono;
 	memset(&l, 0, sizeof(l));
-	l.tr_age = c->c_hist_age_ms;
-	l.tr_job_runs = c->c_hist_runs;
-	l.tr_job_bytes = c->c_hist_output;
-	l.tr_user_runs = c->c_hist_user_runs;
-	l.tr_user_bytes = c->c_hist_user_output;
+	l.tr_age = D.d_conf.c_hist_age_ms;
+	l.tr_job_runs = D.d_conf.c_hist_runs;
+	l.tr_job_bytes = D.d_conf.c_hist_output;
+	l.tr_user_runs = D.d_conf.c_hist_user_runs;
+	l.tr_user_bytes = D.d_conf.c_hist_user_output;
 	l.tr_budget = TRIM_BUDGET;
 	l.tr_over = trim_over;
 	if (l.tr_age == 0 && l.tr_job_runs == 0 && l.tr_job_bytes == 0 &&
