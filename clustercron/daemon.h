@@ -41,9 +41,9 @@
  * through that module's functions.
  *
  * Time comes down from the loop in a struct tick (tick.c): no module
- * below daemon.c reads a clock, but for node.c's heartbeat thread,
- * which paces itself and stamps its renewals (node.c says how that
- * reaches the loop).
+ * below daemon.c reads a clock.  node.c's heartbeat thread, which paces
+ * itself and stamps its renewals, reads a tick of its own through the
+ * loop's reader (node.c says how its news reach the loop).
  */
 
 #ifndef DAEMON_H

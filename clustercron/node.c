@@ -24,11 +24,12 @@
  * main connection, every heartbeat-interval after a renewal: marking
  * the runs of dead nodes lost and keeping them for claim.c, the runs of
  * an earlier life, the stored tables due (node_tables_due()), logging.
- * The thread reads the monotonic clock to pace itself and to stamp the
- * renewals it sends, and the wall clock for the offset it records; the
- * loop still owns time for every decision about jobs: a renewal reaches
- * the gate only through the loop, as the instant it was sent, and the
- * gate measures it against the loop's tick.
+ * The thread reads the time through a tick of its own, a copy of the
+ * loop's with daemon.c's reader: the monotonic clock to pace itself and
+ * stamp the renewals it sends, the wall clock for the offset it
+ * records.  The loop still owns time for every decision about jobs: a
+ * renewal reaches the gate only through the loop, as the instant it
+ * was sent, and the gate measures it against the loop's tick.
  *
  * A heartbeat that outlived the loop would keep a wedged daemon looking
  * alive for ever.  So the loop tells the thread at each turn that it is
@@ -135,7 +136,6 @@ struct beat {
 	int		 b_quit;
 	/* The thread's. */
 	uint64_t	 b_tries;	/* attempts over, withheld ones too */
-	uint64_t	 b_renewed;	/* renewals */
 	int64_t		 b_sent;	/* the last renewal, sent (mono) */
 	int64_t		 b_ok_since;	/* renewing without a break since */
 	int64_t		 b_skew;
@@ -159,6 +159,13 @@ static pthread_t	 beat_thread;
 static int		 beat_started;
 static struct store	*hb;		/* the thread's connection */
 static struct store_config beat_sc;
+/*
+ * The thread's time: a tick of its own, read through the reader the
+ * loop's tick has (daemon.c's, on the monotonic clock the condition
+ * variables wait on).  loop_tk is the loop's, for node_free().
+ */
+static struct tick	 beat_tk;
+static struct tick	*loop_tk;
 /* The loop's own. */
 static int	 beat_failed;	/* HEARTBEAT (error) said */
 static uint64_t	 beat_seen;	/* b_tries taken */
@@ -177,7 +184,7 @@ static int	 beat_once(struct store *, int64_t, int64_t, int, int64_t *,
 static void	*beat_main(void *);
 static int	 beat_attempt(int);
 static void	 beat_take(struct tick *);
-static int	 beat_wait(uint64_t, int64_t);
+static int	 beat_wait(uint64_t, int64_t, struct tick *);
 static void	 beat_timer(struct mtimer *, struct tick *);
 static int64_t	 stuck_limit(void);
 static void	 reap_dead(struct store *, struct tick *);
@@ -231,13 +238,17 @@ node_start(struct tick *tk)
 		orphans_find(D.d_st, tk);
 		return;
 	}
+	/*
+	 * The first beat, in the loop, B not shared yet; it opens the
+	 * heartbeat's connection (a failure is logged by beat_take(), and
+	 * the thread tries again every heartbeat-interval).
+	 */
 	store_config_fill(&beat_sc);
-	if (store_open(&beat_sc, &hb, &se) == -1)
-		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
 	tick_read(tk);
+	beat_tk = *tk;
+	loop_tk = tk;
 	B.b_turn = turn_last = tk->tk_mono;
 	B.b_running = (int)proc_count();
-	/* The first beat, in the loop: B is not shared yet. */
 	(void)beat_attempt(0);
 	beat_take(tk);
 	orphans_find(D.d_st, tk);
@@ -304,13 +315,15 @@ beat_attempt(int locked)
 		pthread_mutex_unlock(&B.b_mu);
 	if (hb == NULL && store_open(&beat_sc, &hb, &se) == -1)
 		goto out;
-	m0 = clock_mono();
-	wall = clock_now_ms();
+	tick_read(&beat_tk);
+	m0 = beat_tk.tk_mono;
+	wall = beat_tk.tk_wall;
 	if (beat_once(hb, wall, rtt / 2, running, &skew, &drained,
 	    &se) == -1)
 		goto out;
 	sent = m0;
-	rtt = clock_mono() - m0;
+	tick_read(&beat_tk);
+	rtt = beat_tk.tk_mono - m0;
 	if (store_nodes_list(hb, &nodes, &n, &se) == -1 ||
 	    store_now(hb, &store_ms, &se) == -1)
 		goto out;
@@ -322,7 +335,6 @@ out:
 	if (sent != 0) {
 		if (last_sent != 0 && sent - last_sent > B.b_late)
 			B.b_late = sent - last_sent;
-		B.b_renewed++;
 		B.b_sent = last_sent = sent;
 		if (B.b_ok_since == 0)
 			B.b_ok_since = sent;
@@ -362,7 +374,10 @@ beat_main(void *arg)
 	pthread_mutex_lock(&B.b_mu);
 	next = B.b_sent + D.d_conf.c_heartbeat_ms;
 	for (;;) {
-		while (!B.b_quit && !B.b_asked && (now = clock_mono()) < next) {
+		for (;;) {
+			tick_read(&beat_tk);
+			if (B.b_quit || B.b_asked || beat_tk.tk_mono >= next)
+				break;
 			ts.tv_sec = (time_t)(next / 1000);
 			ts.tv_nsec = (long)(next % 1000) * 1000000;
 			(void)pthread_cond_timedwait(&B.b_cv, &B.b_mu, &ts);
@@ -370,7 +385,7 @@ beat_main(void *arg)
 		if (B.b_quit)
 			break;
 		B.b_asked = 0;
-		now = clock_mono();
+		now = beat_tk.tk_mono;
 		next = now + D.d_conf.c_heartbeat_ms;
 		if (B.b_stopping && B.b_running == 0)
 			continue;
@@ -505,16 +520,18 @@ node_turn(struct tick *tk)
 }
 
 /*
- * Wait, at most ms, for the thread to finish an attempt after the
- * tries-th: 1 when it did, 0 when the time ran out or the thread left.
- * Called with B.b_mu held.
+ * Wait, at most ms from the loop's clock (tk), for the thread to finish
+ * an attempt after the tries-th: 1 when it did, 0 when the time ran out
+ * or the thread left.  Called with B.b_mu held.
  */
 static int
-beat_wait(uint64_t tries, int64_t ms)
+beat_wait(uint64_t tries, int64_t ms, struct tick *tk)
 {
 	struct timespec	 ts;
-	int64_t		 until = clock_mono() + ms;
+	int64_t		 until;
 
+	tick_read(tk);
+	until = tk->tk_mono + ms;
 	ts.tv_sec = (time_t)(until / 1000);
 	ts.tv_nsec = (long)(until % 1000) * 1000000;
 	while (B.b_tries == tries && !B.b_gone)
@@ -569,7 +586,7 @@ node_beat_now(struct tick *tk)
 	B.b_asked = 1;
 	tries = B.b_tries;
 	pthread_cond_signal(&B.b_cv);
-	(void)beat_wait(tries, BEAT_WAIT);
+	(void)beat_wait(tries, BEAT_WAIT, tk);
 	pthread_mutex_unlock(&B.b_mu);
 	beat_take(tk);
 }
@@ -595,7 +612,7 @@ node_leave(struct tick *tk)
 	B.b_asked = 1;
 	tries = B.b_tries;
 	pthread_cond_signal(&B.b_cv);
-	if (!beat_wait(tries, LEAVE_WAIT))
+	if (!beat_wait(tries, LEAVE_WAIT, tk))
 		log_warnx("(CRON) HEARTBEAT (no last heartbeat within %d s)",
 		    LEAVE_WAIT / 1000);
 	pthread_mutex_unlock(&B.b_mu);
@@ -834,7 +851,8 @@ node_free(void)
 
 	mtimer_del(&beat_t);
 	if (beat_started) {
-		until = clock_mono() + QUIT_WAIT;
+		tick_read(loop_tk);
+		until = loop_tk->tk_mono + QUIT_WAIT;
 		ts.tv_sec = (time_t)(until / 1000);
 		ts.tv_nsec = (long)(until % 1000) * 1000000;
 		pthread_mutex_lock(&B.b_mu);
