@@ -426,6 +426,7 @@ loop(struct tick *tk)
 
 	for (;;) {
 		clock_turn(tk);
+		node_turn(tk);
 		if (got_term) {
 			got_term = 0;
 			stop_begin(tk);

@@ -41,7 +41,9 @@
  * through that module's functions.
  *
  * Time comes down from the loop in a struct tick (tick.c): no module
- * below daemon.c reads a clock.
+ * below daemon.c reads a clock.  node.c's heartbeat thread, which paces
+ * itself and stamps its renewals, reads a tick of its own through the
+ * loop's reader (node.c says how its news reach the loop).
  */
 
 #ifndef DAEMON_H
@@ -866,10 +868,13 @@ int	 fire_transition(enum fire_state, enum fire_event, enum fire_state *);
 
 /*
  * node.c: this node in the cluster.  node_start() records the node (and
- * on MariaDB starts heartbeating, on a connection of its own) and
- * looks for the runs an earlier life left running.  node_beat_now() is
- * for a node whose lease ran out (gate.c): one heartbeat at once, at
- * most one every heartbeat-interval, as it may only have slept.  What
+ * on MariaDB starts heartbeating, from a thread of its own on a
+ * connection of its own) and looks for the runs an earlier life left
+ * running.  node_turn() begins each turn of the loop: the thread learns
+ * that the loop is alive, the loop what the thread learnt.
+ * node_beat_now() is for a node whose lease ran out (gate.c): one
+ * heartbeat at once, at most one every heartbeat-interval, as it may
+ * only have slept.  What
  * the heartbeat learns for the modules above is kept for them to take:
  * node_lost() the runs of dead nodes this node marked lost (for
  * reruns; the array is the caller's to free), node_tables_due() whether
@@ -882,6 +887,7 @@ struct lostrun {
 	int		 lr_attempt;
 };
 void	 node_start(struct tick *);
+void	 node_turn(struct tick *);
 void	 node_beat_now(struct tick *);
 void	 node_leave(struct tick *);
 size_t	 node_lost(struct lostrun **);

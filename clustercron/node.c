@@ -4,14 +4,48 @@
  *
  * node.c: this node in the cluster, under claim.c in the daemon's chain
  * (daemon.h).  On MariaDB the node heartbeats every heartbeat-interval
- * on a store connection of its own, so that job work never delays it,
- * and learns from the same turn which nodes are alive, whether it is
- * drained and how far its clock is from the store's, all of which it
- * tells gate.c; every store-tables-interval the same turn says the
- * tables ctab stored, which any node may have changed, are due to be
- * read (node_tables_due()).  On SQLite there is one node: it records
- * its start and then stays quiet, so that an idle daemon never wakes
- * up.
+ * from a thread of its own, on a store connection of its own, so that
+ * nothing the loop does delays it: a reload of a huge table, a long
+ * batch of claims, a statement stuck on the main connection.  The same
+ * turn says which nodes are alive, whether this one is drained and how
+ * far its clock is from the store's.  On SQLite there is one node and
+ * no lease: it records its start and then stays quiet, with no thread,
+ * so that an idle daemon never wakes up.
+ *
+ * The heartbeat thread.  It owns its connection (hb) from the moment
+ * it starts: no store handle is used by two threads.  It does the
+ * store's part of a heartbeat and nothing else: the renewal, the list
+ * of nodes, the store's clock.  What it learns it leaves in B, under
+ * B's mutex, and the loop takes it at the start of each of its turns
+ * (node_turn()) and tells gate.c: the renewal with the monotonic
+ * instant it was sent (the gate trusts no renewal whose sending it does
+ * not know, see the fence below), the skew, the drain, the live nodes.
+ * Everything that touches the daemon's state stays in the loop, on the
+ * main connection, every heartbeat-interval after a renewal: marking
+ * the runs of dead nodes lost and keeping them for claim.c, the runs of
+ * an earlier life, the stored tables due (node_tables_due()), logging.
+ * The thread reads the time through a tick of its own, a copy of the
+ * loop's with daemon.c's reader: the monotonic clock to pace itself and
+ * stamp the renewals it sends, the wall clock for the offset it
+ * records.  The loop still owns time for every decision about jobs: a
+ * renewal reaches the gate only through the loop, as the instant it
+ * was sent, and the gate measures it against the loop's tick.
+ *
+ * A heartbeat that outlived the loop would keep a wedged daemon looking
+ * alive for ever.  So the loop tells the thread at each turn that it is
+ * alive, and the thread renews only while the loop began a turn within
+ * LOOP_STUCK times node-timeout (four times: a minute with the default
+ * settings, which covers a statement on the main connection waiting out
+ * its read timeout): past that it withholds its renewals, the lease
+ * runs out and the other nodes take the node for dead, as they should.
+ * The loop, should it come back, says so (HEARTBEAT (withheld ...)),
+ * and a turn that began long after the one before while the heartbeat
+ * kept the lease is logged as a STALL.
+ *
+ * Stopping.  The daemon leaves with the thread stopped and joined: the
+ * thread waits on a condition variable, so it leaves at once, unless a
+ * store call of its own is in flight; that is awaited one second at
+ * most (QUIT_WAIT), the process then leaving without it.
  *
  * Failure detection.  A node whose last heartbeat is older than
  * node-timeout by the store's clock is dead: its runs still recorded as
@@ -22,8 +56,9 @@
  * off from the store.  It must not go on starting jobs once the others
  * may take its work over, so it fences itself (gate.c): each renewal of
  * its lease is told to the gate with the moment it was sent.  Before a
- * fenced node refuses a claim it tries one heartbeat at once
- * (node_beat_now()): a node that merely slept renews and carries on.
+ * fenced node refuses a claim it asks the thread for one heartbeat at
+ * once and awaits it half a second at most (node_beat_now()): a node
+ * that merely slept renews and carries on.
  *
  * Runs of an earlier life.  A daemon killed with its jobs running
  * leaves their runs recorded as running, and one killed between a claim
@@ -43,12 +78,16 @@
 
 #include <sys/types.h>
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -60,6 +99,14 @@
  */
 #define RECONNECT_MAX	5000
 #define UNRUN_BACK	3600	/* s: claims of an earlier life looked at */
+/*
+ * The heartbeat goes on without the loop for at most LOOP_STUCK times
+ * node-timeout since the loop's last turn (the header comment).
+ */
+#define LOOP_STUCK	4
+#define BEAT_WAIT	500	/* ms: node_beat_now() waits for its beat */
+#define LEAVE_WAIT	2000	/* ms: node_leave() waits for the last one */
+#define QUIT_WAIT	1000	/* ms: node_free() waits for the thread */
 
 /* A run of an earlier life of this node whose process still lives. */
 struct orphan {
@@ -71,21 +118,75 @@ struct orphan {
 	int		 o_attempt;
 };
 
-static struct store	*hb;		/* heartbeats (MariaDB) */
-static int	 beat_failed;
+/*
+ * What the heartbeat thread and the loop share, under b_mu; the
+ * members are written by the side named, read by the other.  b_cv
+ * wakes the thread (a beat asked, quit), b_done the loop (an attempt
+ * over, the thread gone).
+ */
+struct beat {
+	pthread_mutex_t	 b_mu;
+	pthread_cond_t	 b_cv;
+	pthread_cond_t	 b_done;
+	/* The loop's. */
+	int64_t		 b_turn;	/* its last turn began, mono ms */
+	int		 b_running;	/* jobs here */
+	int		 b_stopping;
+	int		 b_asked;	/* a heartbeat at once */
+	int		 b_quit;
+	/* The thread's. */
+	uint64_t	 b_tries;	/* attempts over, withheld ones too */
+	int64_t		 b_sent;	/* the last renewal, sent (mono) */
+	int64_t		 b_ok_since;	/* renewing without a break since */
+	int64_t		 b_skew;
+	int		 b_drained;
+	struct store_node *b_nodes;	/* taken by the loop */
+	size_t		 b_nnodes;
+	int64_t		 b_store_ms;	/* the store's clock with them */
+	int		 b_failed;	/* the last attempt failed */
+	char		 b_err[STORE_MSGLEN];
+	int64_t		 b_late;	/* a renewal this long after the last */
+	int64_t		 b_stuck;	/* withheld: the loop this long away */
+	int		 b_gone;	/* the thread has left */
+};
+
+static struct beat	 B = {
+	.b_mu = PTHREAD_MUTEX_INITIALIZER,
+	.b_cv = PTHREAD_COND_INITIALIZER,
+	.b_done = PTHREAD_COND_INITIALIZER
+};
+static pthread_t	 beat_thread;
+static int		 beat_started;
+static struct store	*hb;		/* the thread's connection */
+static struct store_config beat_sc;
+/*
+ * The thread's time: a tick of its own, read through the reader the
+ * loop's tick has (daemon.c's, on the monotonic clock the condition
+ * variables wait on).  loop_tk is the loop's, for node_free().
+ */
+static struct tick	 beat_tk;
+static struct tick	*loop_tk;
+/* The loop's own. */
+static int	 beat_failed;	/* HEARTBEAT (error) said */
+static uint64_t	 beat_seen;	/* b_tries taken */
+static int64_t	 beat_ok_since;	/* renewing without a break since */
+static int64_t	 beat_asked;	/* last node_beat_now() ask, mono */
 static int64_t	 stcheck_last;	/* monotonic ms */
-static int64_t	 beat_ok_since;	/* renewing without a failure since */
-static int64_t	 beat_tried;	/* last heartbeat tried, monotonic ms */
-static int64_t	 beat_rtt;	/* ms */
+static int64_t	 turn_last;	/* the last turn began, mono */
 static int	 tables_due;	/* the stored tables, to read */
 static struct lostrun *lost;	/* marked lost, for reruns */
 static size_t	 nlost;
 static struct orphan *orphans;
 static size_t	 norphans;
 
-static int	 beat_once(struct store *, struct tick *, struct store_error *);
-static void	 beat_store_open(void);
+static int	 beat_once(struct store *, int64_t, int64_t, int, int64_t *,
+		    int *, struct store_error *);
+static void	*beat_main(void *);
+static int	 beat_attempt(int);
+static void	 beat_take(struct tick *);
+static int	 beat_wait(uint64_t, int64_t, struct tick *);
 static void	 beat_timer(struct mtimer *, struct tick *);
+static int64_t	 stuck_limit(void);
 static void	 reap_dead(struct store *, struct tick *);
 static void	 orphans_find(struct store *, struct tick *);
 static void	 orphans_check(struct store *);
@@ -94,34 +195,38 @@ static const char *owner_by_id(const char *);
 
 static struct mtimer	 beat_t = MTIMER_INIT(beat_timer, NULL);
 
-/* The heartbeat's own connection (MariaDB); failures are logged. */
-static void
-beat_store_open(void)
+/* How long the loop may be away before the thread stops renewing. */
+static int64_t
+stuck_limit(void)
 {
-	struct store_config	 sc;
-	struct store_error	 se;
-
-	if (hb != NULL)
-		return;
-	store_config_fill(&sc);
-	if (store_open(&sc, &hb, &se) == -1 && !beat_failed)
-		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
+	return (LOOP_STUCK * D.d_conf.c_node_timeout_ms);
 }
 
 /*
  * Start heartbeating (MariaDB), or record the start (SQLite); then look
- * for the runs an earlier life of this node left running.
+ * for the runs an earlier life of this node left running.  On MariaDB
+ * the first heartbeat is made here, in the loop, so that the node has
+ * measured its clock and holds a lease before its first claim; the
+ * thread then takes the heartbeat's connection over.
  */
 void
 node_start(struct tick *tk)
 {
 	struct store_error	 se;
+	pthread_condattr_t	 ca;
+	sigset_t		 all, old;
+	int64_t			 skew;
+	int			 drained, e;
 
 	if (D.d_st == NULL)
 		return;
 	if (!D.d_mysql) {
-		if (beat_once(D.d_st, tk, &se) == -1)
+		tick_read(tk);
+		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
+		    &skew, &drained, &se) == -1)
 			gate_store_failed("recording the node", &se);
+		else
+			gate_beat(tk->tk_mono);
 		orphans_find(D.d_st, tk);
 		/* No heartbeat to look again: what lives stays running. */
 		free(orphans);
@@ -129,149 +234,407 @@ node_start(struct tick *tk)
 		norphans = 0;
 		return;
 	}
-	beat_store_open();
+	if (beat_started) {
+		orphans_find(D.d_st, tk);
+		return;
+	}
+	/*
+	 * The first beat, in the loop, B not shared yet; it opens the
+	 * heartbeat's connection (a failure is logged by beat_take(), and
+	 * the thread tries again every heartbeat-interval).
+	 */
+	store_config_fill(&beat_sc);
+	tick_read(tk);
+	beat_tk = *tk;
+	loop_tk = tk;
+	B.b_turn = turn_last = tk->tk_mono;
+	B.b_running = (int)proc_count();
+	(void)beat_attempt(0);
+	beat_take(tk);
 	orphans_find(D.d_st, tk);
-	beat_timer(&beat_t, tk);
+	/*
+	 * The thread waits on the monotonic clock, and takes no signal:
+	 * they are the loop's (its mask blocks them all).
+	 */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&B.b_cv);
+	pthread_cond_init(&B.b_cv, &ca);
+	pthread_cond_destroy(&B.b_done);
+	pthread_cond_init(&B.b_done, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&beat_thread, NULL, beat_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+		fatalx("cannot start the heartbeat thread: %s", strerror(e));
+	beat_started = 1;
+	mtimer_set(&beat_t, tk->tk_mono + D.d_conf.c_heartbeat_ms);
 }
 
 /*
- * One heartbeat: record it with the running count and a clock offset,
- * and take back the store's clock, the skew and whether the node is
- * drained.  The renewal counts from the moment it was sent.  The node
- * clock passed in is the one expected at the store's reading of its
- * clock, half a round trip (the last one) after sending.
+ * One heartbeat on st, sent with the node's clock at wall: recorded with
+ * the running count and a clock offset, and back come the skew and
+ * whether the node is drained.  The renewal counts from the moment it
+ * was sent, which the caller read just before.  The node clock recorded
+ * is the one expected at the store's reading of its clock, half a round
+ * trip (half: of the last one) after sending.
  */
 static int
-beat_once(struct store *st, struct tick *tk, struct store_error *se)
+beat_once(struct store *st, int64_t wall, int64_t half, int running,
+    int64_t *skew, int *drained, struct store_error *se)
 {
-	int64_t	 m0, t0, store_ms, sent;
-	int	 draining;
+	int64_t	 store_ms;
 
-	tick_read(tk);
-	m0 = tk->tk_mono;
-	t0 = tk->tk_wall;
-	beat_tried = m0;
-	if (store_heartbeat(st, t0 + beat_rtt / 2, (int)proc_count(),
-	    &store_ms, &draining, se) == -1) {
-		beat_ok_since = 0;
+	if (store_heartbeat(st, wall + half, running, &store_ms, drained,
+	    se) == -1)
 		return (-1);
-	}
-	if (beat_ok_since == 0)
-		beat_ok_since = m0;
-	tick_read(tk);
-	beat_rtt = tk->tk_mono - m0;
-	/*
-	 * A renewal this late follows a stop or a stall of the whole
-	 * daemon: say so, as the other nodes may have declared it dead.
-	 */
-	sent = gate_beat_sent();
-	if (D.d_mysql && sent != 0 && m0 - sent >=
-	    D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms)
-		log_warnx("(CRON) HEARTBEAT (renewed after %" PRId64 ".%"
-		    PRId64 " s%s)", (m0 - sent) / 1000,
-		    (m0 - sent) % 1000 / 100, m0 - sent >=
-		    D.d_conf.c_node_timeout_ms ? ", past node-timeout: "
-		    "runs of this node may have been marked lost" : "");
-	gate_beat(m0);
-	if (D.d_mysql) {
-		gate_skew(t0 + beat_rtt / 2 - store_ms);
-		gate_drain(draining, proc_count());
-	}
+	*skew = wall + half - store_ms;
 	return (0);
 }
 
 /*
- * The lease ran out (gate.c): one heartbeat at once, at most once a
- * heartbeat-interval, as the node may only have slept and a store that
- * is away could make every try wait for its connection timeout.
+ * One attempt of the heartbeat on the thread's connection: the renewal,
+ * the live nodes and the store's clock, published in B.  The thread
+ * holds B.b_mu when it calls this (locked set) and lets it go around
+ * the store's calls; the loop calls it once, before the thread exists.
+ * 0, or -1 when the attempt failed.
+ */
+static int
+beat_attempt(int locked)
+{
+	static int64_t		 rtt, last_sent;
+	struct store_node	*nodes = NULL;
+	struct store_error	 se;
+	int64_t			 sent = 0, skew = 0, store_ms = 0, m0, wall;
+	size_t			 n = 0;
+	int			 running = B.b_running, drained = 0, r = -1;
+
+	if (locked)
+		pthread_mutex_unlock(&B.b_mu);
+	if (hb == NULL && store_open(&beat_sc, &hb, &se) == -1)
+		goto out;
+	tick_read(&beat_tk);
+	m0 = beat_tk.tk_mono;
+	wall = beat_tk.tk_wall;
+	if (beat_once(hb, wall, rtt / 2, running, &skew, &drained,
+	    &se) == -1)
+		goto out;
+	sent = m0;
+	tick_read(&beat_tk);
+	rtt = beat_tk.tk_mono - m0;
+	if (store_nodes_list(hb, &nodes, &n, &se) == -1 ||
+	    store_now(hb, &store_ms, &se) == -1)
+		goto out;
+	r = 0;
+out:
+	if (locked)
+		pthread_mutex_lock(&B.b_mu);
+	B.b_tries++;
+	if (sent != 0) {
+		if (last_sent != 0 && sent - last_sent > B.b_late)
+			B.b_late = sent - last_sent;
+		B.b_sent = last_sent = sent;
+		if (B.b_ok_since == 0)
+			B.b_ok_since = sent;
+	} else
+		B.b_ok_since = 0;
+	if (r == -1) {
+		/* Renewed perhaps; the rest could not be read. */
+		store_nodes_free(nodes, n);
+		B.b_failed = 1;
+		strlcpy(B.b_err, se.se_msg, sizeof(B.b_err));
+		return (-1);
+	}
+	B.b_skew = skew;
+	B.b_drained = drained;
+	store_nodes_free(B.b_nodes, B.b_nnodes);
+	B.b_nodes = nodes;
+	B.b_nnodes = n;
+	B.b_store_ms = store_ms;
+	B.b_failed = 0;
+	return (0);
+}
+
+/*
+ * The heartbeat thread: an attempt every heartbeat-interval from the
+ * last one's start, or at once when the loop asks, until told to quit.
+ * No attempt while the daemon stops with no job running (there is
+ * nothing left to hold a lease for); none either while the loop has not
+ * begun a turn for stuck_limit(): the renewal would keep a wedged
+ * daemon looking alive.
+ */
+static void *
+beat_main(void *arg)
+{
+	struct timespec	 ts;
+	int64_t		 next, now;
+
+	pthread_mutex_lock(&B.b_mu);
+	next = B.b_sent + D.d_conf.c_heartbeat_ms;
+	for (;;) {
+		for (;;) {
+			tick_read(&beat_tk);
+			if (B.b_quit || B.b_asked || beat_tk.tk_mono >= next)
+				break;
+			ts.tv_sec = (time_t)(next / 1000);
+			ts.tv_nsec = (long)(next % 1000) * 1000000;
+			(void)pthread_cond_timedwait(&B.b_cv, &B.b_mu, &ts);
+		}
+		if (B.b_quit)
+			break;
+		B.b_asked = 0;
+		now = beat_tk.tk_mono;
+		next = now + D.d_conf.c_heartbeat_ms;
+		if (B.b_stopping && B.b_running == 0)
+			continue;
+		if (now - B.b_turn > stuck_limit()) {
+			B.b_stuck = now - B.b_turn;
+			B.b_ok_since = 0;
+			B.b_tries++;
+			pthread_cond_broadcast(&B.b_done);
+			continue;
+		}
+		(void)beat_attempt(1);
+		pthread_cond_broadcast(&B.b_done);
+	}
+	B.b_gone = 1;
+	pthread_cond_broadcast(&B.b_done);
+	pthread_mutex_unlock(&B.b_mu);
+	return (NULL);
+}
+
+/*
+ * The loop takes what the thread published since it last looked: the
+ * renewal and when it was sent (for the gate, which trusts no other),
+ * skew, drain and the live nodes, and what to say in the log.
+ */
+static void
+beat_take(struct tick *tk)
+{
+	struct store_node	*nodes = NULL;
+	struct store_error	 se;
+	size_t			 n = 0;
+	uint64_t		 tries;
+	int64_t			 sent, skew, store_ms, late, stuck, ok_since;
+	int			 failed, drained, fresh;
+	char			 err[STORE_MSGLEN];
+
+	if (beat_started)
+		pthread_mutex_lock(&B.b_mu);
+	tries = B.b_tries;
+	fresh = tries != beat_seen;
+	sent = B.b_sent;
+	skew = B.b_skew;
+	drained = B.b_drained;
+	failed = B.b_failed;
+	ok_since = B.b_ok_since;
+	strlcpy(err, B.b_err, sizeof(err));
+	late = B.b_late;
+	B.b_late = 0;
+	stuck = B.b_stuck;
+	B.b_stuck = 0;
+	if (B.b_nodes != NULL) {
+		nodes = B.b_nodes;
+		n = B.b_nnodes;
+		store_ms = B.b_store_ms;
+		B.b_nodes = NULL;
+		B.b_nnodes = 0;
+	} else
+		store_ms = 0;
+	if (beat_started)
+		pthread_mutex_unlock(&B.b_mu);
+	if (!fresh)
+		return;
+	beat_seen = tries;
+	beat_ok_since = ok_since;
+	if (stuck != 0)
+		log_warnx("(CRON) HEARTBEAT (withheld: the loop made no turn "
+		    "for %" PRId64 ".%" PRId64 " s, past the %" PRId64 " s a "
+		    "heartbeat goes on without it; the other nodes may take "
+		    "this node for dead)", stuck / 1000, stuck % 1000 / 100,
+		    stuck_limit() / 1000);
+	/*
+	 * A renewal this late follows a stop or a stall of the whole
+	 * daemon: say so, as the other nodes may have declared it dead.
+	 */
+	if (late >= D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms)
+		log_warnx("(CRON) HEARTBEAT (renewed after %" PRId64 ".%"
+		    PRId64 " s%s)", late / 1000, late % 1000 / 100, late >=
+		    D.d_conf.c_node_timeout_ms ? ", past node-timeout: "
+		    "runs of this node may have been marked lost" : "");
+	if (sent != 0 && sent != gate_beat_sent())
+		gate_beat(sent);
+	if (failed) {
+		if (!beat_failed && stuck == 0)
+			log_warnx("(CRON) HEARTBEAT (%s)", err);
+		beat_failed = 1;
+	} else if (stuck == 0) {
+		if (beat_failed)
+			log_info("(CRON) HEARTBEAT (back)");
+		beat_failed = 0;
+		gate_skew(skew);
+		gate_drain(drained, proc_count());
+	}
+	if (nodes != NULL) {
+		gate_nodes(nodes, n, store_ms, proc_count());
+		store_nodes_free(nodes, n);
+	}
+	/*
+	 * The store answered the heartbeat: the main connection may be
+	 * back too, tried once at once (before this turn's claims).
+	 */
+	if (!failed && stuck == 0 && !gate_store_up() && D.d_st != NULL &&
+	    store_now(D.d_st, &store_ms, &se) == 0)
+		gate_store_ok();
+}
+
+/*
+ * A turn of the loop begins (daemon.c): the thread learns that the
+ * loop is alive and what it needs for its next heartbeat, and the loop
+ * takes the news.  A turn that began long after the one before (a
+ * reload, a slow statement on the main connection) is said in the log:
+ * without the thread, the node would have lost its lease.
+ */
+void
+node_turn(struct tick *tk)
+{
+	int64_t	 gap;
+
+	if (!beat_started)
+		return;
+	gap = turn_last != 0 ? tk->tk_mono - turn_last : 0;
+	turn_last = tk->tk_mono;
+	pthread_mutex_lock(&B.b_mu);
+	B.b_turn = tk->tk_mono;
+	B.b_running = (int)proc_count();
+	B.b_stopping = D.d_stopping;
+	pthread_mutex_unlock(&B.b_mu);
+	beat_take(tk);
+	if (gap >= D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms &&
+	    !gate_fence_due(gate_state(), tk->tk_mono))
+		log_info("(CRON) STALL (the loop was away %" PRId64 ".%"
+		    PRId64 " s; the heartbeat went on)", gap / 1000,
+		    gap % 1000 / 100);
+}
+
+/*
+ * Wait, at most ms from the loop's clock (tk), for the thread to finish
+ * an attempt after the tries-th: 1 when it did, 0 when the time ran out
+ * or the thread left.  Called with B.b_mu held.
+ */
+static int
+beat_wait(uint64_t tries, int64_t ms, struct tick *tk)
+{
+	struct timespec	 ts;
+	int64_t		 until;
+
+	tick_read(tk);
+	until = tk->tk_mono + ms;
+	ts.tv_sec = (time_t)(until / 1000);
+	ts.tv_nsec = (long)(until % 1000) * 1000000;
+	while (B.b_tries == tries && !B.b_gone)
+		if (pthread_cond_timedwait(&B.b_done, &B.b_mu, &ts) ==
+		    ETIMEDOUT)
+			break;
+	return (B.b_tries != tries);
+}
+
+/*
+ * The lease ran out (gate.c): the thread may have renewed since the
+ * turn began; if not, it is asked for a heartbeat at once, which the
+ * loop awaits BEAT_WAIT ms at most (a node that only slept renews in a
+ * round trip).  At most once a heartbeat-interval, as a store that is
+ * away would make every claim wait that long.
  */
 void
 node_beat_now(struct tick *tk)
 {
 	struct store_error	 se;
-	struct store		*st;
-	int64_t			 now = tk->tk_mono;
+	uint64_t		 tries;
+	int64_t			 skew;
+	int			 drained;
 
 	if (!D.d_mysql)
 		return;
-	if (D.d_stopping || (beat_tried != 0 &&
-	    now - beat_tried < D.d_conf.c_heartbeat_ms))
+	if (!beat_started) {
+		/*
+		 * No thread (the core's unit tests, in time they hand
+		 * down): the heartbeat on the main connection, in the
+		 * loop, as the thread would make it.
+		 */
+		if (D.d_stopping || D.d_st == NULL || (beat_asked != 0 &&
+		    tk->tk_mono - beat_asked < D.d_conf.c_heartbeat_ms))
+			return;
+		beat_asked = tk->tk_mono;
+		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
+		    &skew, &drained, &se) == 0)
+			gate_beat(tk->tk_mono);
 		return;
-	beat_tried = now;
-	beat_store_open();
-	st = hb != NULL ? hb : D.d_st;
-	if (st == NULL || beat_once(st, tk, &se) == -1)
+	}
+	beat_take(tk);
+	tick_read(tk);
+	if (D.d_stopping || !gate_fence_due(gate_state(), tk->tk_mono) ||
+	    (beat_asked != 0 &&
+	    tk->tk_mono - beat_asked < D.d_conf.c_heartbeat_ms))
 		return;
-	if (beat_failed)
-		log_info("(CRON) HEARTBEAT (back)");
-	beat_failed = 0;
-	mtimer_set(&beat_t, tk->tk_mono + D.d_conf.c_heartbeat_ms);
+	beat_asked = tk->tk_mono;
+	pthread_mutex_lock(&B.b_mu);
+	B.b_turn = tk->tk_mono;
+	B.b_running = (int)proc_count();
+	B.b_asked = 1;
+	tries = B.b_tries;
+	pthread_cond_signal(&B.b_cv);
+	(void)beat_wait(tries, BEAT_WAIT, tk);
+	pthread_mutex_unlock(&B.b_mu);
+	beat_take(tk);
 }
 
 /*
  * The daemon leaves with jobs still running under their runners
  * (daemon.c): one more heartbeat, so that the lease runs from now and a
  * restart has the whole of node-timeout to beat again before the other
- * nodes take the node for dead and its runs for lost.
+ * nodes take the node for dead and its runs for lost.  It is awaited
+ * LEAVE_WAIT ms at most.
  */
 void
 node_leave(struct tick *tk)
 {
-	struct store_error	 se;
-	struct store		*st;
+	uint64_t	 tries;
 
-	if (!D.d_mysql || proc_count() == 0)
+	if (!D.d_mysql || !beat_started || proc_count() == 0)
 		return;
-	if ((st = hb != NULL ? hb : D.d_st) == NULL)
-		return;
-	if (beat_once(st, tk, &se) == -1)
-		log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
+	pthread_mutex_lock(&B.b_mu);
+	tick_read(tk);
+	B.b_turn = tk->tk_mono;
+	B.b_running = (int)proc_count();
+	B.b_asked = 1;
+	tries = B.b_tries;
+	pthread_cond_signal(&B.b_cv);
+	if (!beat_wait(tries, LEAVE_WAIT, tk))
+		log_warnx("(CRON) HEARTBEAT (no last heartbeat within %d s)",
+		    LEAVE_WAIT / 1000);
+	pthread_mutex_unlock(&B.b_mu);
+	beat_take(tk);
 }
 
-/* One heartbeat, and the list of live nodes that comes with it. */
+/*
+ * The loop's share of the heartbeat turn, every heartbeat-interval:
+ * the news taken, and after a renewal the chores that touch the
+ * daemon's state, on the main connection: the runs of dead nodes, the
+ * runs of an earlier life, the stored tables due.
+ */
 static void
 beat_timer(struct mtimer *t, struct tick *tk)
 {
-	struct store_node	*nodes = NULL;
-	struct store_error	 se;
-	struct store		*st;
-	int64_t			 store_ms;
-	size_t			 n = 0;
-
-	/*
-	 * A stopping daemon goes on heartbeating while it waits for its
-	 * jobs (shutdown-grace may well exceed node-timeout): it is alive,
-	 * and its runs must not be taken for lost.
-	 */
-	if (D.d_stopping && proc_count() == 0)
-		return;
 	mtimer_set(&beat_t, tk->tk_mono + D.d_conf.c_heartbeat_ms);
-	beat_store_open();
-	st = hb != NULL ? hb : D.d_st;
-	if (st == NULL)
+	beat_take(tk);
+	if (D.d_stopping || beat_failed || beat_ok_since == 0)
 		return;
-	if (beat_once(st, tk, &se) == -1 ||
-	    store_nodes_list(st, &nodes, &n, &se) == -1 ||
-	    store_now(st, &store_ms, &se) == -1) {
-		if (!beat_failed)
-			log_warnx("(CRON) HEARTBEAT (%s)", se.se_msg);
-		beat_failed = 1;
-		store_nodes_free(nodes, n);
-		return;
-	}
-	if (beat_failed)
-		log_info("(CRON) HEARTBEAT (back)");
-	beat_failed = 0;
-	gate_nodes(nodes, n, store_ms, proc_count());
-	store_nodes_free(nodes, n);
-	if (D.d_stopping)
-		return;
-	reap_dead(st, tk);
+	if (gate_store_up())
+		reap_dead(D.d_st, tk);
 	orphans_check(D.d_st);
-	/* The main connection may be back too: try it once. */
-	if (!gate_store_up() && D.d_st != NULL &&
-	    store_now(D.d_st, &store_ms, &se) == 0)
-		gate_store_ok();
 	/* Other nodes' ctab may have changed the stored tables. */
 	if (D.d_conf.c_store_tables && D.d_conf.c_store_check_ms > 0 &&
 	    tk->tk_mono - stcheck_last >= D.d_conf.c_store_check_ms) {
@@ -473,10 +836,40 @@ owner_by_id(const char *id)
 	return ((j = job_find(id, NULL)) != NULL ? job_owner(j) : "CRON");
 }
 
+/*
+ * The thread is told to quit and awaited QUIT_WAIT ms at most: it only
+ * takes longer when a store call of its own is waiting on the server
+ * (up to the connection's connect and read timeouts); it is then left
+ * to end with the process, its connection with it.
+ */
 void
 node_free(void)
 {
+	struct timespec	 ts;
+	int64_t		 until;
+	int		 gone = 1;
+
 	mtimer_del(&beat_t);
+	if (beat_started) {
+		tick_read(loop_tk);
+		until = loop_tk->tk_mono + QUIT_WAIT;
+		ts.tv_sec = (time_t)(until / 1000);
+		ts.tv_nsec = (long)(until % 1000) * 1000000;
+		pthread_mutex_lock(&B.b_mu);
+		B.b_quit = 1;
+		pthread_cond_signal(&B.b_cv);
+		while (!B.b_gone)
+			if (pthread_cond_timedwait(&B.b_done, &B.b_mu, &ts) ==
+			    ETIMEDOUT)
+				break;
+		gone = B.b_gone;
+		pthread_mutex_unlock(&B.b_mu);
+		if (gone)
+			pthread_join(beat_thread, NULL);
+		else
+			pthread_detach(beat_thread);
+		beat_started = 0;
+	}
 	gate_free();
 	free(lost);
 	lost = NULL;
@@ -484,6 +877,11 @@ node_free(void)
 	free(orphans);
 	orphans = NULL;
 	norphans = 0;
-	store_close(hb);
-	hb = NULL;
+	if (gone) {
+		store_nodes_free(B.b_nodes, B.b_nnodes);
+		B.b_nodes = NULL;
+		B.b_nnodes = 0;
+		store_close(hb);
+		hb = NULL;
+	}
 }

@@ -984,7 +984,10 @@ void	 store_at_runjob(int64_t, char *, size_t);
  * fail as a deadlock would; STORE_FAULT_FAIL as a fatal error;
  * STORE_FAULT_STOP stops the process there (SIGSTOP to itself, a node
  * that hangs) until something continues it, and then goes on as if
- * nothing had happened; STORE_FAULT_SHORT hands the statement's rows
+ * nothing had happened; STORE_FAULT_STALL makes the thread that reached
+ * the point sleep (5 s, or the seconds store_fault_stall() or the spec
+ * "stall:SECS" give), a daemon's loop stuck in a slow statement while
+ * its heartbeat thread goes on; STORE_FAULT_SHORT hands the statement's rows
  * over one column short (a *.before point of a statement that returns
  * rows), which the operation must refuse with STORE_FATAL.
  * store_fault_set() replaces every armed fault (kind STORE_FAULT_NONE
@@ -993,9 +996,9 @@ void	 store_at_runjob(int64_t, char *, size_t);
  * store_fault_points() lists the point names, NULL-ended.
  * store_fault_hits() says how often a fault fired since the last set.
  * store_fault_spec() arms the faults a text lists, "point:nth:kind,..."
- * with kind drop, retry, fail, stop or short (what the test daemon
- * reads from CLUSTERCRON_TEST_FAULTS), replacing those armed; 0, or -1
- * with *err saying what is malformed and nothing armed.  A connection
+ * with kind drop, retry, fail, stop, short or stall[:secs] (what the
+ * test daemon reads from CLUSTERCRON_TEST_FAULTS), replacing those
+ * armed; 0, or -1 with *err saying what is malformed and nothing armed.  A connection
  * that cannot be made is tried again only after a back-off (50 ms,
  * doubling); store_fault_reconnect() lets the next call of this store
  * try at once, so that a test need not wait for it.
@@ -1020,10 +1023,13 @@ enum store_fault {
 	STORE_FAULT_RETRY,
 	STORE_FAULT_FAIL,
 	STORE_FAULT_STOP,
-	STORE_FAULT_SHORT
+	STORE_FAULT_SHORT,
+	STORE_FAULT_STALL
 };
 void	 store_fault_set(const char *, unsigned int, enum store_fault);
 void	 store_fault_add(const char *, unsigned int, enum store_fault);
+void	 store_fault_stall(const char *, unsigned int, enum store_fault,
+	    unsigned int);
 const char *const *store_fault_points(void);
 unsigned int store_fault_hits(void);
 int	 store_fault_spec(const char *, struct store_error *);

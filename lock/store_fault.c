@@ -16,24 +16,36 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "store.h"
 #include "store_int.h"
 
 #define FAULT_MAX	4
+#define STALL_SECS	5	/* a stall armed without its length */
 
-static enum store_fault fault_at(const char *, const char *, const char *);
+static enum store_fault fault_at(const char *, const char *, const char *,
+		    unsigned int *);
 static int	 short_row(void *, const struct sval *, size_t);
+static void	 stall(unsigned int);
 
+/*
+ * The daemon heartbeats from a thread of its own (clustercron/node.c),
+ * whose store calls reach the points too: the faults are under a
+ * mutex.
+ */
+static pthread_mutex_t	 fault_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char		 f_point[64];
 	unsigned int	 f_nth;
 	enum store_fault f_kind;
+	unsigned int	 f_secs;	/* stall */
 }			 faults[FAULT_MAX];
 static int		 nfaults;
 static unsigned int	 fault_hits;
@@ -96,26 +108,41 @@ static const char *const fault_kinds[] = {
 	[STORE_FAULT_FAIL] = "fail",
 	[STORE_FAULT_STOP] = "stop",
 	[STORE_FAULT_SHORT] = "short",
+	[STORE_FAULT_STALL] = "stall",
 };
 
 void
 store_fault_set(const char *point, unsigned int nth, enum store_fault kind)
 {
+	pthread_mutex_lock(&fault_mu);
 	nfaults = 0;
 	fault_hits = 0;
+	pthread_mutex_unlock(&fault_mu);
 	store_fault_add(point, nth, kind);
 }
 
 void
 store_fault_add(const char *point, unsigned int nth, enum store_fault kind)
 {
-	if (kind == STORE_FAULT_NONE || nfaults == FAULT_MAX)
+	store_fault_stall(point, nth, kind, STALL_SECS);
+}
+
+void
+store_fault_stall(const char *point, unsigned int nth, enum store_fault kind,
+    unsigned int secs)
+{
+	if (kind == STORE_FAULT_NONE)
 		return;
-	strlcpy(faults[nfaults].f_point, point == NULL ? "*" : point,
-	    sizeof(faults[nfaults].f_point));
-	faults[nfaults].f_nth = nth == 0 ? 1 : nth;
-	faults[nfaults].f_kind = kind;
-	nfaults++;
+	pthread_mutex_lock(&fault_mu);
+	if (nfaults < FAULT_MAX) {
+		strlcpy(faults[nfaults].f_point, point == NULL ? "*" : point,
+		    sizeof(faults[nfaults].f_point));
+		faults[nfaults].f_nth = nth == 0 ? 1 : nth;
+		faults[nfaults].f_kind = kind;
+		faults[nfaults].f_secs = secs;
+		nfaults++;
+	}
+	pthread_mutex_unlock(&fault_mu);
 }
 
 const char *const *
@@ -127,7 +154,12 @@ store_fault_points(void)
 unsigned int
 store_fault_hits(void)
 {
-	return (fault_hits);
+	unsigned int	 n;
+
+	pthread_mutex_lock(&fault_mu);
+	n = fault_hits;
+	pthread_mutex_unlock(&fault_mu);
+	return (n);
 }
 
 /*
@@ -137,9 +169,9 @@ store_fault_hits(void)
 int
 store_fault_spec(const char *spec, struct store_error *err)
 {
-	char		*copy, *item, *p, *point, *nth, *kind;
+	char		*copy, *item, *p, *point, *nth, *kind, *secs;
 	const char	*errstr;
-	unsigned int	 n;
+	unsigned int	 n, sn;
 	size_t		 k;
 	int		 narmed = 0;
 
@@ -158,6 +190,17 @@ store_fault_spec(const char *spec, struct store_error *err)
 			    "%s: expected point:nth:kind", spec);
 			goto fail;
 		}
+		sn = STALL_SECS;
+		if (strncmp(kind, "stall:", 6) == 0) {
+			secs = kind + 6;
+			kind[5] = '\0';
+			sn = (unsigned int)strtonum(secs, 1, 3600, &errstr);
+			if (errstr != NULL) {
+				store_seterr(err, STORE_FATAL, SE_OTHER,
+				    EINVAL, "stall %s s is %s", secs, errstr);
+				goto fail;
+			}
+		}
 		n = (unsigned int)strtonum(nth, 1, 1000000, &errstr);
 		if (errstr != NULL) {
 			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
@@ -170,8 +213,8 @@ store_fault_spec(const char *spec, struct store_error *err)
 				break;
 		if (k == sizeof(fault_kinds) / sizeof(fault_kinds[0])) {
 			store_seterr(err, STORE_FATAL, SE_OTHER, EINVAL,
-			    "kind %s: expected drop, retry, fail, stop or "
-			    "short", kind);
+			    "kind %s: expected drop, retry, fail, stop, "
+			    "short or stall[:secs]", kind);
 			goto fail;
 		}
 		if (++narmed > FAULT_MAX) {
@@ -179,7 +222,7 @@ store_fault_spec(const char *spec, struct store_error *err)
 			    "%s: more than %d faults", spec, FAULT_MAX);
 			goto fail;
 		}
-		store_fault_add(point, n, (enum store_fault)k);
+		store_fault_stall(point, n, (enum store_fault)k, sn);
 	}
 	free(copy);
 	return (0);
@@ -198,14 +241,16 @@ store_fault_reconnect(struct store *st)
 
 /* The kind of the fault armed at "point[.sub].phase", if it is due. */
 static enum store_fault
-fault_at(const char *point, const char *sub, const char *phase)
+fault_at(const char *point, const char *sub, const char *phase,
+    unsigned int *secs)
 {
 	char		 name[64];
-	enum store_fault kind;
+	enum store_fault kind = STORE_FAULT_NONE;
 	int		 i;
 
+	pthread_mutex_lock(&fault_mu);
 	if (nfaults == 0)
-		return (STORE_FAULT_NONE);
+		goto out;
 	if (sub != NULL)
 		snprintf(name, sizeof(name), "%s.%s.%s", point, sub, phase);
 	else
@@ -218,12 +263,28 @@ fault_at(const char *point, const char *sub, const char *phase)
 			continue;
 		fault_hits++;
 		kind = faults[i].f_kind;
+		if (secs != NULL)
+			*secs = faults[i].f_secs;
 		memmove(&faults[i], &faults[i + 1],
 		    (nfaults - i - 1) * sizeof(faults[0]));
 		nfaults--;
-		return (kind);
+		break;
 	}
-	return (STORE_FAULT_NONE);
+out:
+	pthread_mutex_unlock(&fault_mu);
+	return (kind);
+}
+
+/* A stall: the calling thread sleeps secs, signals or not. */
+static void
+stall(unsigned int secs)
+{
+	struct timespec	 ts;
+
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = 0;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
 }
 
 /* The rows of a statement at a short fault, a column short. */
@@ -237,7 +298,9 @@ int
 lk_fault_before(struct store *st, const char *point, const char *sub,
     store_row_fn *row, void **arg, struct store_error *err)
 {
-	switch (fault_at(point, sub, "before")) {
+	unsigned int	 secs = 0;
+
+	switch (fault_at(point, sub, "before", &secs)) {
 	case STORE_FAULT_DROP:
 		/* The statement then finds the connection gone. */
 		st->s_ops->o_sever(st);
@@ -252,6 +315,9 @@ lk_fault_before(struct store *st, const char *point, const char *sub,
 		return (-1);
 	case STORE_FAULT_STOP:
 		raise(SIGSTOP);
+		break;
+	case STORE_FAULT_STALL:
+		stall(secs);
 		break;
 	case STORE_FAULT_SHORT:
 		if (row == NULL)
@@ -271,7 +337,9 @@ int
 lk_fault_after(struct store *st, const char *point, const char *sub,
     struct store_error *err)
 {
-	switch (fault_at(point, sub, "after")) {
+	unsigned int	 secs = 0;
+
+	switch (fault_at(point, sub, "after", &secs)) {
 	case STORE_FAULT_DROP:
 		st->s_ops->o_sever(st);
 		lk_lost(st);
@@ -282,6 +350,9 @@ lk_fault_after(struct store *st, const char *point, const char *sub,
 	case STORE_FAULT_STOP:
 		raise(SIGSTOP);
 		break;
+	case STORE_FAULT_STALL:
+		stall(secs);
+		break;
 	default:
 		break;
 	}
@@ -291,7 +362,7 @@ lk_fault_after(struct store *st, const char *point, const char *sub,
 int
 lk_fault_connect(struct store_error *err)
 {
-	if (fault_at("connect", NULL, "before") == STORE_FAULT_NONE)
+	if (fault_at("connect", NULL, "before", NULL) == STORE_FAULT_NONE)
 		return (0);
 	store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
 	    "cannot connect to the store (injected)");
