@@ -280,6 +280,8 @@ setup(void)
 	D.d_conf.c_heartbeat_ms = 1000;
 	D.d_conf.c_node_timeout_ms = 5000;
 	D.d_conf.c_output_max = 4096;
+	/* clustercron.conf's default: a start late by this much is missed. */
+	D.d_conf.c_start_grace_ms = 60000;
 	D.d_conf.c_sendmail = (char *)"";
 	/* The jobs run under the runner of the build tree. */
 	snprintf(runner, sizeof(runner), "%s/runner/runner",
