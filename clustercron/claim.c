@@ -17,6 +17,20 @@
  * fork.  Whatever a node does with a cluster fire (run it, note it
  * skipped or missed) it does after winning its claim.
  *
+ * Claims in slices.  A claim is good for the lease it was made under
+ * (gate.c): a claimed fire that gets to its start past that lease is
+ * not started (it is FENCED, fire.c), since the other nodes may have
+ * taken this node for dead meanwhile, and a fire fenced so is noted
+ * missed.  So a node claims no more than it can start within its
+ * lease: its start rate is measured (the attempts that got past their
+ * start per second, sampled while starts were waiting), the lease left
+ * says how long it has, and the starts already waiting come first.  The
+ * rest of the turn's fires stay due, unclaimed, and so claimable by
+ * every other node; this node claims the next slice as it gets through
+ * the last one, under the lease then current.  Nothing is ever claimed
+ * and then given back.  SQLite has no lease: everything is claimed at
+ * once.
+ *
  * Fires in doubt.  A claim that failed without an answer may have been
  * committed all the same (the connection dropped after the write).  If
  * it was, no other node will run the fire and the misfire pass, which
@@ -55,6 +69,27 @@
 #define RECOVER_STEPS	100000
 /* Newest runs of a job read to tell whether a fire was rerun. */
 #define RERUN_LOOK	200
+/*
+ * The pace of claims (claim_flush()): the starts per second assumed
+ * before any is measured, and the least ever assumed; how often the
+ * rate is sampled; the part of the lease kept for the claim itself and
+ * for a runner to get to its exec; the share of what the rate says
+ * fits in the lease that is claimed; how soon the loop comes back to
+ * fires left unclaimed.
+ */
+#define PACE_INIT	50
+#define PACE_MIN	5
+#define PACE_SAMPLE_MS	250
+#define PACE_MARGIN_MS	500
+#define PACE_SHARE	0.5
+#define PACE_WAKE_MS	100
+
+static struct {
+	double		 p_rate;	/* starts/s */
+	int64_t		 p_at;		/* mono ms of the last sample */
+	uint64_t	 p_started;	/* fire_started() then */
+	int		 p_busy;	/* starts were waiting then */
+} pace = { PACE_INIT, 0, 0, 0 };
 
 static void	 due(struct job *, const struct jobref *, struct tick *);
 static enum gate_verdict verdict(struct tick *);
@@ -69,6 +104,12 @@ static int	 doubt_settle(struct fire *, const struct job *, int,
 static int	 doubt_cmp(const void *, const void *);
 static int	 instant_cmp(const void *, const void *);
 static int	 lost_before(const char *, time_t, int);
+static void	 pace_sample(int64_t);
+static size_t	 pace_budget(int64_t, int64_t);
+static void	 pace_wake(struct mtimer *, struct tick *);
+static int	 id_cmp(const void *, const void *);
+
+static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
 
 /* Take every job due by the tick off the wall-clock timers. */
 void
@@ -121,6 +162,8 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	if (D.d_stopping)
 		return;
 	f = fire_new(ref, id, fire, 1);
+	if (cluster && !(j->j_flags & JOB_DEFERRED))
+		fire_mark(f, FF_PREF);
 	if (cluster) {
 		/* Claimed with the others due now: claim_flush(). */
 		fire_step(f, FE_DUE, NULL, tk);
@@ -255,13 +298,23 @@ overlapping(const struct job *j, const char *id, time_t fire)
 	return (busy);
 }
 
+/*
+ * By instant, and at one instant this node's preferred fires first: a
+ * slice of a burst takes those, and the other nodes' come after, when
+ * their own claimants have had their turn.
+ */
 static int
 instant_cmp(const void *a, const void *b)
 {
-	time_t	 x = fire_instant(*(struct fire *const *)a);
-	time_t	 y = fire_instant(*(struct fire *const *)b);
+	const struct fire	*fa = *(struct fire *const *)a;
+	const struct fire	*fb = *(struct fire *const *)b;
+	time_t			 x = fire_instant(fa), y = fire_instant(fb);
+	int			 pa = (fire_marks(fa) & FF_PREF) != 0;
+	int			 pb = (fire_marks(fb) & FF_PREF) != 0;
 
-	return (x < y ? -1 : x > y);
+	if (x != y)
+		return (x < y ? -1 : 1);
+	return (pb - pa);
 }
 
 /*
@@ -332,10 +385,78 @@ claim_fires(struct fire **q, const char **ids, size_t nq,
 }
 
 /*
- * Claim the cluster fires due in this turn (claim_fires()): on a
- * cluster nearly every job of a burst that this node is not the
- * preferred claimant of is taken already and not tried alone.  Every
- * claim is made before any job is started.
+ * Measure the start rate, at the monotonic instant now: the attempts
+ * that got past their start since the last sample, when starts were
+ * waiting at both ends (otherwise the rate says how few there were to
+ * start, not how fast this node starts them).  The estimate follows the
+ * samples halfway, so that a machine that slows down is believed
+ * within a few samples.
+ */
+static void
+pace_sample(int64_t now)
+{
+	uint64_t	 started = fire_started();
+	size_t		 waiting = fire_starting();
+	double		 r;
+
+	if (pace.p_at != 0 && now - pace.p_at < PACE_SAMPLE_MS)
+		return;
+	if (pace.p_at != 0 && pace.p_busy && waiting > 0) {
+		r = (double)(started - pace.p_started) * 1000 /
+		    (double)(now - pace.p_at);
+		pace.p_rate = (pace.p_rate + r) / 2;
+		if (pace.p_rate < PACE_MIN)
+			pace.p_rate = PACE_MIN;
+	}
+	pace.p_at = now;
+	pace.p_started = started;
+	pace.p_busy = waiting > 0;
+}
+
+/*
+ * How many fires this node may claim at the monotonic instant now
+ * under the lease that ends at until (0: none, everything): a share of
+ * what its start rate gets through in the lease left, less the starts
+ * already waiting, which are got through first.
+ */
+static size_t
+pace_budget(int64_t now, int64_t until)
+{
+	double	 left, can;
+	size_t	 waiting = fire_starting();
+
+	if (until == 0)
+		return (SIZE_MAX);
+	left = (double)(until - now - PACE_MARGIN_MS) / 1000;
+	if (left <= 0)
+		return (0);
+	can = pace.p_rate * left * PACE_SHARE;
+	if (can <= (double)waiting)
+		return (0);
+	return ((size_t)(can - (double)waiting));
+}
+
+/* Fires were left unclaimed: only brings the loop back to them. */
+static void
+pace_wake(struct mtimer *t, struct tick *tk)
+{
+	(void)t;
+	(void)tk;
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(const char *const *)a, *(const char *const *)b));
+}
+
+/*
+ * Claim the cluster fires due (claim_fires()), the oldest first, as
+ * many as this node can start within its lease (pace_budget()); the
+ * others stay due, for a later turn or another node.  On a cluster
+ * nearly every job of a burst that this node is not the preferred
+ * claimant of is taken already and not tried alone.  Every claim is
+ * made before any job is started.
  */
 void
 claim_flush(struct tick *tk)
@@ -345,12 +466,14 @@ claim_flush(struct tick *tk)
 	const char		**ids;
 	unsigned char		*won;
 	struct fire_data	 d;
-	size_t			 i, k, nq, nwon, nstart = 0, ndown;
+	size_t			 i, k, nq, nwon, nstart = 0, ndown, budget;
+	size_t			 nleft = 0;
 	int64_t			 t0, t1, until;
 
+	tick_read(tk);
+	pace_sample(tk->tk_mono);
 	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0)
 		return;
-	tick_read(tk);
 	t0 = tk->tk_mono;
 	switch (verdict(tk)) {
 	case GATE_STOPPING:
@@ -397,12 +520,30 @@ claim_flush(struct tick *tk)
 		free(q);
 		return;
 	}
-	/* Sorted by instant, each fire with its job. */
+	/*
+	 * Sorted by instant, each fire with its job; a slice of them, the
+	 * oldest, if this node cannot start them all within its lease.
+	 */
 	qsort(q, nq, sizeof(*q), instant_cmp);
+	tick_read(tk);
+	until = gate_lease_until(gate_state());
+	budget = pace_budget(tk->tk_mono, until);
+	if (nq > budget) {
+		nleft = nq - budget;
+		nq = budget;
+		mtimer_set(&pace_t, tk->tk_mono + PACE_WAKE_MS);
+		log_debug("(CRON) PACE (%zu fires claimed later, %zu waiting "
+		    "to start, %.0f starts/s, %lld ms of lease)", nleft,
+		    fire_starting(), pace.p_rate, (long long)(until -
+		    tk->tk_mono));
+	}
+	if (nq == 0) {
+		free(q);
+		return;
+	}
 	jobs = xreallocarray(NULL, nq, sizeof(*jobs));
 	for (i = 0; i < nq; i++)
 		jobs[i] = job_get(fire_ref(q[i]), fire_id(q[i]));
-	until = gate_lease_until(gate_state());
 	ids = xreallocarray(NULL, nq, sizeof(*ids));
 	won = xcalloc(nq, 1);
 	for (i = 0; i < nq; i++)
@@ -609,13 +750,14 @@ claim_recover(struct tick *tk)
 	struct missed		*m = NULL;
 	struct recovered	*rv = NULL;
 	struct fire		**q;
-	const char		**ids, **nids, *owner;
+	struct fire		**due_f = NULL;
+	const char		**ids, **nids, *owner, **due_ids = NULL, *key;
 	time_t			*nfires;
 	unsigned char		*won;
 	struct fire_data	 d;
 	const struct jsched	*js;
 	size_t			 i, n = 0, k, nm = 0, cap = 0, nn = 0, ncatch = 0;
-	size_t			 nwon, ndown, pi = 0, nrv = 0;
+	size_t			 nwon, ndown, pi = 0, nrv = 0, ndue;
 	time_t			 now, limit, t, latest;
 	int64_t			 t0, t1, t2, t3, until;
 	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
@@ -635,6 +777,20 @@ claim_recover(struct tick *tk)
 		return;
 	t0 = tk->tk_mono;
 	/*
+	 * The jobs with a fire due here and not claimed yet, left for
+	 * claim_flush() (a burst claimed in slices): that fire is on time,
+	 * and the job's last claimed fire is older only because the slice
+	 * that holds it has not come yet.
+	 */
+	ndue = fire_list(FSM(FS_DUE), &due_f);
+	if (ndue > 0) {
+		due_ids = xreallocarray(NULL, ndue, sizeof(*due_ids));
+		for (i = 0; i < ndue; i++)
+			due_ids[i] = fire_id(due_f[i]);
+		qsort(due_ids, ndue, sizeof(*due_ids), id_cmp);
+	}
+	free(due_f);
+	/*
 	 * The jobs ever claimed, a page at a time, merged with this
 	 * node's jobs in identity order: no list of every job.
 	 */
@@ -642,6 +798,7 @@ claim_recover(struct tick *tk)
 	if (store_jobs_fired(D.d_st, owner, "", RECOVER_PAGE, &list, &n,
 	    &se) == -1) {
 		gate_store_failed("listing jobs", &se);
+		free(due_ids);
 		return;
 	}
 	gate_store_ok();
@@ -661,6 +818,7 @@ claim_recover(struct tick *tk)
 					gate_store_failed("listing jobs", &se);
 					jobiter_free(&it);
 					free(rv);
+					free(due_ids);
 					return;
 				}
 				more = n == RECOVER_PAGE;
@@ -673,6 +831,10 @@ claim_recover(struct tick *tk)
 		j = &tb->tb_jobs[k];
 		if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
 		    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
+			continue;
+		key = id;
+		if (ndue > 0 && bsearch(&key, due_ids, ndue,
+		    sizeof(*due_ids), id_cmp) != NULL)
 			continue;
 		limit = now - (time_t)job_delay(j, id) - RECOVER_MARGIN -
 		    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
@@ -698,6 +860,7 @@ claim_recover(struct tick *tk)
 	}
 	jobiter_free(&it);
 	free(list);
+	free(due_ids);
 	/* Every page read: the missed fires become fires. */
 	if (nrv > 0)
 		m = xreallocarray(NULL, nrv, sizeof(*m));

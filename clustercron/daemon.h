@@ -743,8 +743,12 @@ void	 proc_free(void);
  * those in the states of mask (FSM(state) | ...), the array the
  * caller's to free, the fires borrowed until the next step of each.
  * fire_inflight() is how many attempts of the job id are in flight
- * here; fire_owns_run() whether a run (its id in the store, or its
- * fire) is one of this node's in flight now.  fire_stop() drops the
+ * here; fire_mark() and fire_marks() set and read claim.c's marks on
+ * a fire (FF_*); fire_starting() how many attempts are started and not yet
+ * exec'd, fire_started() how many got past that since the daemon
+ * started (claim.c paces its claims by them); fire_owns_run() whether
+ * a run (its id in the store, or its fire) is one of this node's in
+ * flight now.  fire_stop() drops the
  * attempts that wait for a retry (the daemon stops).  fire_adopt()
  * takes, at the start, the attempts an earlier life of the daemon left
  * to their runners (proc.c), each a fire of its own, running.
@@ -835,6 +839,11 @@ time_t	 fire_instant(const struct fire *);
 struct jobref *fire_ref(struct fire *);
 size_t	 fire_list(unsigned int, struct fire ***);
 size_t	 fire_inflight(const char *);
+void	 fire_mark(struct fire *, unsigned int);
+unsigned int fire_marks(const struct fire *);
+#define FF_PREF		0x1	/* this node its preferred claimant */
+size_t	 fire_starting(void);
+uint64_t fire_started(void);
 int	 fire_owns_run(int64_t, const char *, time_t);
 void	 fire_stop(struct tick *);
 void	 fire_adopt(struct tick *);

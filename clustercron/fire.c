@@ -168,6 +168,7 @@ struct fire {
 	time_t		 f_instant;	/* the scheduled instant */
 	int		 f_attempt;	/* 1 for the first */
 	int		 f_cluster;	/* claimed in the store */
+	unsigned int	 f_marks;	/* FF_*: claim.c's */
 	int64_t		 f_until;	/* mono ms: no start after; 0 none */
 	/* What its attempts need, copied at its first start. */
 	char		*f_owner;
@@ -196,6 +197,14 @@ TAILQ_HEAD(fires, fire);
  */
 static struct fires	 waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static struct fires	 live = TAILQ_HEAD_INITIALIZER(live);
+
+/*
+ * The attempts between their start and their exec (FS_STARTING), and
+ * how many have left that state since the daemon started: what claim.c
+ * measures this node's start rate by.
+ */
+static size_t		 nstarting;
+static uint64_t		 nstarted;
 
 /* Attempts in flight here, by job identity: what overlap asks. */
 struct inflight {
@@ -340,6 +349,11 @@ fire_step(struct fire *f, enum fire_event ev, struct fire_data *d,
 			TAILQ_INSERT_TAIL(is_waiting(r->r_to) ? &waiting :
 			    &live, f, f_entry);
 		}
+		if (from == FS_STARTING && r->r_to != FS_STARTING) {
+			nstarting--;
+			nstarted++;
+		} else if (from != FS_STARTING && r->r_to == FS_STARTING)
+			nstarting++;
 		f->f_state = r->r_to;
 		memset(&next, 0, sizeof(next));
 		ev = act(f, r->r_act, &cur, &next, tk);
@@ -733,6 +747,23 @@ fire_inflight(const char *id)
 }
 
 /*
+ * The attempts started and not yet exec'd (or failed), and the count of
+ * those that got past that since the daemon started: exec'd, failed to
+ * start, or too late to.
+ */
+size_t
+fire_starting(void)
+{
+	return (nstarting);
+}
+
+uint64_t
+fire_started(void)
+{
+	return (nstarted);
+}
+
+/*
  * Whether a run recorded as running is one of this node's in flight:
  * its id in the store, or its fire.
  */
@@ -775,6 +806,19 @@ fire_list(unsigned int mask, struct fire ***out)
 	}
 	*out = v;
 	return (n);
+}
+
+/* claim.c's marks on a fire (FF_*), set and read. */
+void
+fire_mark(struct fire *f, unsigned int marks)
+{
+	f->f_marks |= marks;
+}
+
+unsigned int
+fire_marks(const struct fire *f)
+{
+	return (f->f_marks);
 }
 
 enum fire_state
@@ -860,6 +904,7 @@ fire_free_all(void)
 		fire_free(f);
 	while ((f = TAILQ_FIRST(&live)) != NULL)
 		fire_free(f);
+	nstarting = 0;
 	RB_FOREACH_SAFE(i, inflights, &inflights, next) {
 		RB_REMOVE(inflights, &inflights, i);
 		free(i);
