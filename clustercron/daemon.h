@@ -225,8 +225,8 @@ void	 fire_log(int, const char *, const char *, const char *, time_t,
 /*
  * gate.c: may this node claim now, and the state that rests on (each
  * part written there only; gate.c's comment).  The writers are named
- * after what happened; gate_verdict(), gate_lease_until() and
- * gate_preferred() are pure over the state and their arguments, and
+ * after what happened; gate_verdict(), gate_lease_until(), gate_rank()
+ * and gate_preferred() are pure over the state and their arguments, and
  * gate_check() is gate_verdict() of this node's state.
  */
 struct gate_node {
@@ -278,6 +278,7 @@ int	 gate_fence_due(const struct gate *, int64_t);
 enum gate_verdict gate_verdict(const struct gate *, int64_t);
 enum gate_verdict gate_check(int64_t);
 int64_t	 gate_lease_until(const struct gate *);
+size_t	 gate_rank(const struct gate *, const char *, time_t, size_t);
 int	 gate_preferred(const struct gate *, const char *, time_t, size_t);
 
 /*
@@ -842,6 +843,9 @@ size_t	 fire_inflight(const char *);
 void	 fire_mark(struct fire *, unsigned int);
 unsigned int fire_marks(const struct fire *);
 #define FF_PREF		0x1	/* this node its preferred claimant */
+#define FF_CHECK	0x2	/* another node's: read whether free first */
+#define FF_CHECKED	0x4	/* ... read */
+#define FF_TAKEN	0x8	/* ... and found taken */
 size_t	 fire_starting(void);
 uint64_t fire_started(void);
 int	 fire_owns_run(int64_t, const char *, time_t);

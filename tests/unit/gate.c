@@ -172,6 +172,22 @@ test_preferred(void)
 	is_int(bad, 0, "each fire has exactly one preferred node among three");
 	ok(count[0] > 800 && count[1] > 800 && count[2] > 800,
 	    "spread over them: %d, %d, %d", count[0], count[1], count[2]);
+	/* The ranks of a fire: one node each, 0 the preferred one. */
+	for (t = 0, bad = 0; t < 1000; t++) {
+		snprintf(id, sizeof(id), "%032llx", (unsigned long long)t * 5);
+		for (k = m = 0; k < 3; k++) {
+			D.d_conf.c_node = (char *)me[k];
+			i = (int)gate_rank(g, id, t, 0);
+			if (i > 2 || (m & (1 << i)) ||
+			    (i == 0) != gate_preferred(g, id, t, 0))
+				bad++;
+			else
+				m |= 1 << i;
+		}
+		if (m != 7)
+			bad++;
+	}
+	is_int(bad, 0, "each fire ranks the three nodes 0, 1 and 2");
 
 	/* A node that may not claim is never preferred. */
 	nodes(3, NULL, able);
