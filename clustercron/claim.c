@@ -109,7 +109,22 @@ static size_t	 pace_budget(int64_t, int64_t);
 static void	 pace_wake(struct mtimer *, struct tick *);
 static int	 id_cmp(const void *, const void *);
 
+static int	 claim_shared(struct tick *);
+static size_t	 claim_left(struct fire **, size_t, struct tick *);
+
 static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
+
+/* The nodes after a fire's preferred one that look whether it was taken. */
+#define BACKUPS		2
+/* Whether every live node holds this node's jobs, and what it was for. */
+#define SHARED_MS	60000	/* read again at least this often */
+#define LIST_MAX_NODES	64	/* more live nodes: not read, no */
+static struct {
+	int		 s_shared;
+	uint64_t	 s_nodes;	/* a hash of the nodes' names */
+	size_t		 s_njobs;	/* jobtab_count() */
+	int64_t		 s_at;		/* mono ms of the read; 0 never */
+} shared;
 
 /* Take every job due by the tick off the wall-clock timers. */
 void
@@ -122,7 +137,22 @@ claim_due(struct tick *tk)
 		due(j, &ref, tk);
 }
 
-/* A job's timer: schedule its next fire, then deal with this one. */
+/*
+ * A job's timer: schedule its next fire, then deal with this one.
+ *
+ * Who claims a cluster fire.  The live nodes rank each fire (gate.c):
+ * the preferred claimant (rank 0) claims at the instant; the next
+ * BACKUPS (ranks 1 and 2) claim-defer later each, one after the other,
+ * after reading which of the instant's fires are still free
+ * (store_claim_free()), and claim only those: the fires the nodes
+ * before them left, as when a node died, cannot reach the store or its
+ * lease, or got too many at once to start.  When every live node holds
+ * every job of this one (claim_shared()), the others do nothing with
+ * the fire: whichever nodes rank first hold the job, and a fire costs
+ * the store the same at three nodes as at six.  Otherwise they do as
+ * the last backup does.  Correctness does not rest on any of it: the
+ * claim alone decides.
+ */
 static void
 due(struct job *j, const struct jobref *ref, struct tick *tk)
 {
@@ -130,19 +160,21 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	time_t		 fire = j->j_fire, after = fire;
 	int64_t		 late;
 	int		 cluster = job_opts(j)->o_scope == SCOPE_CLUSTER;
+	int		 deferred = (j->j_flags & JOB_DEFERRED) != 0;
+	int		 skip = 0;
+	size_t		 rank;
 	char		 id[CRON_IDLEN + 1];
 
 	job_id(j, id);
-	/*
-	 * Another live node is this fire's preferred claimant: give it
-	 * claim-defer to claim first (gate.c).  Decided now, with the
-	 * nodes alive now.
-	 */
-	if (cluster && !(j->j_flags & JOB_DEFERRED) &&
-	    D.d_conf.c_defer_ms > 0 &&
-	    !gate_preferred(gate_state(), id, fire, proc_count())) {
-		job_defer(j, D.d_conf.c_defer_ms);
-		return;
+	/* Decided now, with the nodes alive now. */
+	if (cluster && !deferred && D.d_conf.c_defer_ms > 0 &&
+	    (rank = gate_rank(gate_state(), id, fire, proc_count())) > 0) {
+		if (rank <= BACKUPS || !claim_shared(tk)) {
+			job_defer(j, D.d_conf.c_defer_ms * (int64_t)
+			    (rank < BACKUPS ? rank : BACKUPS));
+			return;
+		}
+		skip = 1;
 	}
 	late = tk->tk_wall - ((int64_t)fire + job_delay(j, id)) * 1000;
 	if (tk->tk_floor != 0 && after < tk->tk_floor / 1000)
@@ -159,18 +191,134 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 		return;
 	}
 	job_schedule(j, after, id);
-	if (D.d_stopping)
+	if (D.d_stopping || skip)
 		return;
 	f = fire_new(ref, id, fire, 1);
-	if (cluster && !(j->j_flags & JOB_DEFERRED))
-		fire_mark(f, FF_PREF);
 	if (cluster) {
 		/* Claimed with the others due now: claim_flush(). */
+		fire_mark(f, deferred ? FF_CHECK : FF_PREF);
 		fire_step(f, FE_DUE, NULL, tk);
 		return;
 	}
 	fire_step(f, FE_LOCAL, NULL, tk);
 	start_or_skip(f, j, tk);
+}
+
+/*
+ * Whether every live node that may claim holds every job of this node
+ * (store_holds_shared()), so that a fire's first claimants have its
+ * job whichever nodes they are.  Read again when the live nodes or this
+ * node's jobs change, and every SHARED_MS in case another node's tables
+ * did; when it cannot be read, no.
+ */
+static int
+claim_shared(struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+	struct store_error	 se;
+	const char		*names[LIST_MAX_NODES];
+	uint64_t		 h = 1469598103934665603ULL;
+	const char		*c;
+	size_t			 i, n = 0;
+	int			 sh;
+
+	if (!D.d_mysql || D.d_st == NULL)
+		return (0);
+	for (i = 0; i < g->g_nnodes && n < LIST_MAX_NODES; i++) {
+		if (!g->g_nodes[i].gn_able)
+			continue;
+		names[n++] = g->g_nodes[i].gn_name;
+		for (c = g->g_nodes[i].gn_name; ; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	}
+	if (n == 0 || i < g->g_nnodes)
+		return (0);
+	if (shared.s_at != 0 && shared.s_nodes == h &&
+	    shared.s_njobs == jobtab_count() &&
+	    tk->tk_mono - shared.s_at < SHARED_MS)
+		return (shared.s_shared);
+	shared.s_at = tk->tk_mono;
+	shared.s_nodes = h;
+	shared.s_njobs = jobtab_count();
+	if (store_holds_shared(D.d_st, names, n, &sh, &se) == -1)
+		sh = 0;
+	if (sh != shared.s_shared)
+		log_debug("(CRON) SHARED (%s: %zu nodes)", sh ? "every live "
+		    "node holds this node's jobs" : "not every live node holds "
+		    "this node's jobs", n);
+	shared.s_shared = sh;
+	return (sh);
+}
+
+/*
+ * The fires of q[] (nq, sorted by instant) another node was preferred
+ * for and not read yet: which are still free, one read per instant.
+ * Those taken are not this node's (FE_NOT_WON); those free, or all when
+ * the read fails, are claimed as the others are.  Returns how many of
+ * q[] are left, in order.
+ */
+static size_t
+claim_left(struct fire **q, size_t nq, struct tick *tk)
+{
+	struct store_error	 se;
+	struct fire		**c, **taken;
+	const char		**ids;
+	unsigned char		*isfree;
+	struct fire_data	 d;
+	size_t			 i, k, n, m, ntaken = 0;
+	int			 down = 0;
+
+	for (i = 0; i < nq; i++)
+		if ((fire_marks(q[i]) & (FF_CHECK | FF_CHECKED)) == FF_CHECK)
+			break;
+	if (i == nq)
+		return (nq);
+	c = xreallocarray(NULL, nq, sizeof(*c));
+	taken = xreallocarray(NULL, nq, sizeof(*taken));
+	ids = xreallocarray(NULL, nq, sizeof(*ids));
+	isfree = xcalloc(nq, 1);
+	for (i = 0; i < nq; i = k) {
+		for (k = i, n = 0; k < nq && fire_instant(q[k]) ==
+		    fire_instant(q[i]); k++) {
+			if ((fire_marks(q[k]) & (FF_CHECK | FF_CHECKED)) !=
+			    FF_CHECK)
+				continue;
+			c[n] = q[k];
+			ids[n++] = fire_id(q[k]);
+		}
+		if (n == 0)
+			continue;
+		/* Once the store failed, the claims find out. */
+		if (down || store_claim_free(D.d_st, ids, n,
+		    fire_instant(q[i]), isfree, &se) == -1) {
+			memset(isfree, 1, n);
+			down = 1;
+		}
+		for (m = 0; m < n; m++) {
+			fire_mark(c[m], FF_CHECKED);
+			if (!isfree[m]) {
+				fire_mark(c[m], FF_TAKEN);
+				taken[ntaken++] = c[m];
+			}
+		}
+	}
+	for (i = k = 0; i < nq; i++)
+		if (!(fire_marks(q[i]) & FF_TAKEN))
+			q[k++] = q[i];
+	metrics_claims(0, ntaken);
+	for (i = 0; i < ntaken; i++) {
+		memset(&d, 0, sizeof(d));
+		d.fd_job = job_get(fire_ref(taken[i]), fire_id(taken[i]));
+		fire_step(taken[i], FE_NOT_WON, &d, tk);
+	}
+	free(isfree);
+	free(ids);
+	free(taken);
+	free(c);
+	return (k);
 }
 
 /*
@@ -521,10 +669,15 @@ claim_flush(struct tick *tk)
 		return;
 	}
 	/*
-	 * Sorted by instant, each fire with its job; a slice of them, the
-	 * oldest, if this node cannot start them all within its lease.
+	 * Sorted by instant, each fire with its job, those another node
+	 * took left out; a slice of them, the oldest, if this node cannot
+	 * start them all within its lease.
 	 */
 	qsort(q, nq, sizeof(*q), instant_cmp);
+	if ((nq = claim_left(q, nq, tk)) == 0) {
+		free(q);
+		return;
+	}
 	tick_read(tk);
 	until = gate_lease_until(gate_state());
 	budget = pace_budget(tk->tk_mono, until);
