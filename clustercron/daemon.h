@@ -240,6 +240,7 @@ struct gate {
 	int		 g_owed;	/* the misfire pass is owed */
 	int		 g_kick;	/* ... and due at once */
 	int64_t		 g_beat;	/* lease renewed, sent at (mono) */
+	int64_t		 g_chain;	/* renewed without a break since */
 	int		 g_fenced;	/* FENCED said, not lifted */
 	int		 g_drained;
 	int		 g_skewed;	/* clock beyond max-clock-skew */
@@ -278,6 +279,7 @@ int	 gate_fence_due(const struct gate *, int64_t);
 enum gate_verdict gate_verdict(const struct gate *, int64_t);
 enum gate_verdict gate_check(int64_t);
 int64_t	 gate_lease_until(const struct gate *);
+int	 gate_renewed(const struct gate *, int64_t);
 size_t	 gate_rank(const struct gate *, const char *, time_t, size_t);
 int	 gate_preferred(const struct gate *, const char *, time_t, size_t);
 
@@ -805,6 +807,8 @@ enum fire_event {
 	FE_STOP,	/* the daemon stops */
 	FE_ADOPT,	/* a run of an earlier life, in its runner's hands */
 	FE_VANISHED,	/* its runner died before the end */
+	FE_RENEWED,	/* late for its lease, renewed since without a
+			   break: started again under the current one */
 	FE_NEVENTS
 };
 

@@ -73,6 +73,7 @@ enum fire_action {
 	A_NOSTART,	/* say CMD FAILED, record the failure */
 	A_FENCED,	/* say FENCED, keep it to settle later */
 	A_LOST_LATE,	/* say LOST: a rerun past its lease */
+	A_RENEW,	/* start it again under the lease renewed since */
 	A_TIMEOUT,	/* say TIMEOUT (proc.c kills) */
 	A_END,		/* the attempt ended: say, record */
 	A_RETRY,	/* the same, then wait for the next attempt */
@@ -130,6 +131,7 @@ static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
 		[FE_EXEC] =		T(FS_RUNNING, A_EXEC),
 		[FE_NOSTART] =		T(FS_FAILED, A_NOSTART),
 		[FE_LATE] =		T(FS_DROPPED, A_FENCED),
+		[FE_RENEWED] =		T(FS_STARTING, A_RENEW),
 		[FE_LATE_RERUN] =	T(FS_LOST, A_LOST_LATE),
 		[FE_TIMEOUT] =		T(FS_STARTING, A_TIMEOUT),
 	},
@@ -157,7 +159,7 @@ static const char *const event_names[FE_NEVENTS] = {
 	"no answer", "held", "left", "recorded elsewhere", "job gone",
 	"start", "busy", "overlap unknown", "did not start", "late",
 	"rerun late", "exec'd", "timeout", "ended", "failed, retrying",
-	"retry due", "stop", "adopted", "runner gone"
+	"retry due", "stop", "adopted", "runner gone", "lease renewed"
 };
 
 struct fire {
@@ -241,6 +243,7 @@ static void	 adopted(const struct proc_event *, struct tick *);
 static void	 log_job(const struct fire *, const char *);
 static void	 log_output(const struct fire *, const struct outbuf *);
 static int	 is_final(enum fire_state);
+static int	 renewed(const struct fire *, const struct tick *);
 
 int
 inflight_cmp(struct inflight *a, struct inflight *b)
@@ -454,6 +457,22 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 		unprepare(f);
 		gate_owe(0);
 		break;
+	case A_RENEW:
+		/*
+		 * Past the lease it was claimed under, but that lease was
+		 * renewed without a break since (gate_renewed()): nobody
+		 * can have taken this node for dead, the claim still holds,
+		 * and the attempt, which did not start, is queued again
+		 * under the current lease.  A burst this node starts more
+		 * slowly than it guessed is not lost for it.
+		 */
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, f->f_owner, "RENEWED",
+			    D.d_conf.c_node, f->f_instant, f->f_label,
+			    "%.1f s past the lease of its claim, renewed since: "
+			    "queued again", (double)d->fd_late / 1000);
+		f->f_until = gate_lease_until(gate_state());
+		return (attempt_start(f, NULL, out, tk));
 	case A_LOST_LATE:
 		/* A rerun is not tried again. */
 		fire_log(LOG_ERR, f->f_owner, "LOST", D.d_conf.c_node,
@@ -596,8 +615,12 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		f->f_proc = NULL;
 		inflight_add(f->f_id, -1);
 		d.fd_late = pe->pe_late;
-		fire_step(f, f->f_attempt > 1 ? FE_LATE_RERUN : FE_LATE, &d,
-		    tk);
+		tick_read(tk);
+		if (renewed(f, tk))
+			fire_step(f, FE_RENEWED, &d, tk);
+		else
+			fire_step(f, f->f_attempt > 1 ? FE_LATE_RERUN :
+			    FE_LATE, &d, tk);
 		return;
 	case PE_TIMEOUT:
 		d.fd_timeout = pe->pe_timeout;
@@ -616,6 +639,24 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		    !D.d_stopping ? FE_ENDED_RETRY : FE_ENDED, &d, tk);
 		return;
 	}
+}
+
+/*
+ * Whether fire f, which got to its start past the lease it was claimed
+ * under (f_until, the end of the lease the heartbeat sent at f_until
+ * less node-timeout less heartbeat-interval renewed), may be started
+ * under the current one: that lease was renewed without a break since,
+ * and the current one has not run out.
+ */
+static int
+renewed(const struct fire *f, const struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+
+	if (f->f_until <= 1 || !D.d_mysql || D.d_stopping)
+		return (0);
+	return (gate_renewed(g, f->f_until - (D.d_conf.c_node_timeout_ms -
+	    D.d_conf.c_heartbeat_ms)) && !gate_fence_due(g, tk->tk_mono));
 }
 
 /*

@@ -166,10 +166,20 @@ gate_kick_pending(void)
 /*
  * A heartbeat renewed the lease; it was sent at the monotonic instant
  * sent.  A fence said before is lifted.
+ *
+ * The renewals make a chain while each is answered before the lease it
+ * renews has run out: the store stamped it then at the latest, and no
+ * stamp of a renewal is earlier than its sending, so the store never
+ * saw this node silent for node-timeout, and no node could take it for
+ * dead, since the first renewal of the chain.  g_chain is when that one
+ * was sent (gate_renewed()).
  */
 void
 gate_beat(int64_t sent)
 {
+	if (G.g_beat == 0 || G.g_chain == 0 ||
+	    clock_mono() >= gate_lease_until(&G))
+		G.g_chain = sent;
 	G.g_beat = sent;
 	if (G.g_fenced)
 		log_info("(CRON) FENCED (lifted)");
@@ -392,6 +402,20 @@ gate_lease_until(const struct gate *g)
 		return (1);
 	return (g->g_beat + D.d_conf.c_node_timeout_ms -
 	    D.d_conf.c_heartbeat_ms);
+}
+
+/*
+ * Whether the lease renewed by the heartbeat sent at beat has been
+ * renewed without a break since (gate_beat()): then nobody can have
+ * taken this node for dead meanwhile, and a claim made under that lease
+ * may still be started under the current one, as long as that one has
+ * not run out either (gate_fence_due()).
+ */
+int
+gate_renewed(const struct gate *g, int64_t beat)
+{
+	return (beat != 0 && g->g_chain != 0 && g->g_chain <= beat &&
+	    g->g_beat >= beat);
 }
 
 /*

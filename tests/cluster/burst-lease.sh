@@ -63,4 +63,6 @@ same "no fire noted missed at all" "$(ccs runs | awk '$5 == "missed"' |
 same "nothing fenced" "$(grep -c 'FENCED' "$T/n1.log")" 0
 echo "# states of the burst: $(echo "$all" | awk '{ n[$5]++ }
     END { for (s in n) printf "%s %d ", s, n[s] }')"
+grep -E 'MISSED|FENCED|STORE|HEARTBEAT|LATE' "$T/n1.log" | head -5 |
+    sed 's/^/# /'
 finish

@@ -140,6 +140,35 @@ nodes(size_t n, const int *load, const int *able)
 	gate_nodes(sn, n, 100000, 0);
 }
 
+/*
+ * A chain of renewals, each answered before the lease it renews ran
+ * out (the clock is the real one here: gate_beat() reads it).
+ */
+static void
+test_renewed(void)
+{
+	const struct gate	*g;
+	int64_t			 now = clock_mono(), b1, b2;
+
+	settings();
+	gate_free();
+	g = gate_state();
+	ok(!gate_renewed(g, now), "no heartbeat yet: nothing renewed");
+	b1 = now - 2000;
+	gate_beat(b1);
+	b2 = now - 1000;
+	gate_beat(b2);
+	ok(gate_renewed(g, b1) && gate_renewed(g, b2),
+	    "renewed in time: a claim under the first lease still holds");
+	ok(!gate_renewed(g, b2 + 1), "not a lease that was never renewed");
+	gate_free();
+	settings();
+	gate_beat(now - 9000);
+	gate_beat(now);
+	ok(!gate_renewed(g, now - 9000) && gate_renewed(g, now),
+	    "answered after its lease ran out: the chain starts again");
+}
+
 static void
 test_preferred(void)
 {
@@ -237,6 +266,7 @@ main(void)
 {
 	log_init("gate", 1);
 	test_verdict();
+	test_renewed();
 	test_preferred();
 	return (tap_done());
 }
