@@ -74,14 +74,17 @@
  * before any is measured, and the least ever assumed; how often the
  * rate is sampled; the part of the lease kept for the claim itself and
  * for a runner to get to its exec; the share of what the rate says
- * fits in the lease that is claimed; how soon the loop comes back to
- * fires left unclaimed.
+ * fits in the lease that is claimed, and at most how far ahead of its
+ * starts a node claims (a machine that slows down suddenly then leaves
+ * little claimed behind); how soon the loop comes back to fires left
+ * unclaimed.
  */
 #define PACE_INIT	50
 #define PACE_MIN	5
 #define PACE_SAMPLE_MS	250
 #define PACE_MARGIN_MS	500
 #define PACE_SHARE	0.5
+#define PACE_AHEAD_MS	1000
 #define PACE_WAKE_MS	100
 
 static struct {
@@ -564,8 +567,9 @@ pace_sample(int64_t now)
 /*
  * How many fires this node may claim at the monotonic instant now
  * under the lease that ends at until (0: none, everything): a share of
- * what its start rate gets through in the lease left, less the starts
- * already waiting, which are got through first.
+ * what its start rate gets through in the lease left, and no more than
+ * it starts in PACE_AHEAD_MS, less the starts already waiting, which
+ * are got through first.
  */
 static size_t
 pace_budget(int64_t now, int64_t until)
@@ -578,7 +582,10 @@ pace_budget(int64_t now, int64_t until)
 	left = (double)(until - now - PACE_MARGIN_MS) / 1000;
 	if (left <= 0)
 		return (0);
-	can = pace.p_rate * left * PACE_SHARE;
+	left *= PACE_SHARE;
+	if (left > (double)PACE_AHEAD_MS / 1000)
+		left = (double)PACE_AHEAD_MS / 1000;
+	can = pace.p_rate * left;
 	if (can <= (double)waiting)
 		return (0);
 	return ((size_t)(can - (double)waiting));
