@@ -121,6 +121,7 @@ static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
 #define BACKUPS		2
 /* Whether every live node holds this node's jobs, and what it was for. */
 #define SHARED_MS	60000	/* read again at least this often */
+#define SHARED_NOT_MS	5000	/* ... and this often when not shared */
 #define LIST_MAX_NODES	64	/* more live nodes: not read, no */
 static struct {
 	int		 s_shared;
@@ -212,7 +213,9 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
  * (store_holds_shared()), so that a fire's first claimants have its
  * job whichever nodes they are.  Read again when the live nodes or this
  * node's jobs change, and every SHARED_MS in case another node's tables
- * did; when it cannot be read, no.
+ * did (SHARED_NOT_MS while the answer is no: the nodes that read the
+ * same new table register it one after the other); when it cannot be
+ * read, no.
  */
 static int
 claim_shared(struct tick *tk)
@@ -240,8 +243,8 @@ claim_shared(struct tick *tk)
 	if (n == 0 || i < g->g_nnodes)
 		return (0);
 	if (shared.s_at != 0 && shared.s_nodes == h &&
-	    shared.s_njobs == jobtab_count() &&
-	    tk->tk_mono - shared.s_at < SHARED_MS)
+	    shared.s_njobs == jobtab_count() && tk->tk_mono - shared.s_at <
+	    (shared.s_shared ? SHARED_MS : SHARED_NOT_MS))
 		return (shared.s_shared);
 	shared.s_at = tk->tk_mono;
 	shared.s_nodes = h;
