@@ -469,8 +469,8 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 		if (D.d_debug)
 			fire_log(LOG_DEBUG, f->f_owner, "RENEWED",
 			    D.d_conf.c_node, f->f_instant, f->f_label,
-			    "%.1f s past the lease of its claim, renewed since: "
-			    "queued again", (double)d->fd_late / 1000);
+			    "%.1f s past the lease of its claim, renewed "
+			    "since: queued again", (double)d->fd_late / 1000);
 		f->f_until = gate_lease_until(gate_state());
 		return (attempt_start(f, NULL, out, tk));
 	case A_LOST_LATE:
