@@ -17,6 +17,20 @@
  * fork.  Whatever a node does with a cluster fire (run it, note it
  * skipped or missed) it does after winning its claim.
  *
+ * Claims in slices.  A claim is good for the lease it was made under
+ * (gate.c): a claimed fire that gets to its start past that lease is
+ * not started (it is FENCED, fire.c), since the other nodes may have
+ * taken this node for dead meanwhile, and a fire fenced so is noted
+ * missed.  So a node claims no more than it can start within its
+ * lease: its start rate is measured (the attempts that got past their
+ * start per second, sampled while starts were waiting), the lease left
+ * says how long it has, and the starts already waiting come first.  The
+ * rest of the turn's fires stay due, unclaimed, and so claimable by
+ * every other node; this node claims the next slice as it gets through
+ * the last one, under the lease then current.  Nothing is ever claimed
+ * and then given back.  SQLite has no lease: everything is claimed at
+ * once.
+ *
  * Fires in doubt.  A claim that failed without an answer may have been
  * committed all the same (the connection dropped after the write).  If
  * it was, no other node will run the fire and the misfire pass, which
@@ -55,6 +69,30 @@
 #define RECOVER_STEPS	100000
 /* Newest runs of a job read to tell whether a fire was rerun. */
 #define RERUN_LOOK	200
+/*
+ * The pace of claims (claim_flush()): the starts per second assumed
+ * before any is measured, and the least ever assumed; how often the
+ * rate is sampled; the part of the lease kept for the claim itself and
+ * for a runner to get to its exec; the share of what the rate says
+ * fits in the lease that is claimed, and at most how far ahead of its
+ * starts a node claims (a machine that slows down suddenly then leaves
+ * little claimed behind); how soon the loop comes back to fires left
+ * unclaimed.
+ */
+#define PACE_INIT	50
+#define PACE_MIN	5
+#define PACE_SAMPLE_MS	250
+#define PACE_MARGIN_MS	500
+#define PACE_SHARE	0.5
+#define PACE_AHEAD_MS	1000
+#define PACE_WAKE_MS	100
+
+static struct {
+	double		 p_rate;	/* starts/s */
+	int64_t		 p_at;		/* mono ms of the last sample */
+	uint64_t	 p_started;	/* fire_started() then */
+	int		 p_busy;	/* starts were waiting then */
+} pace = { PACE_INIT, 0, 0, 0 };
 
 static void	 due(struct job *, const struct jobref *, struct tick *);
 static enum gate_verdict verdict(struct tick *);
@@ -69,6 +107,28 @@ static int	 doubt_settle(struct fire *, const struct job *, int,
 static int	 doubt_cmp(const void *, const void *);
 static int	 instant_cmp(const void *, const void *);
 static int	 lost_before(const char *, time_t, int);
+static void	 pace_sample(int64_t);
+static size_t	 pace_budget(int64_t, int64_t);
+static void	 pace_wake(struct mtimer *, struct tick *);
+static int	 id_cmp(const void *, const void *);
+
+static int	 claim_shared(struct tick *);
+static size_t	 claim_left(struct fire **, size_t, struct tick *);
+
+static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
+
+/* The nodes after a fire's preferred one that look whether it was taken. */
+#define BACKUPS		2
+/* Whether every live node holds this node's jobs, and what it was for. */
+#define SHARED_MS	60000	/* read again at least this often */
+#define SHARED_NOT_MS	5000	/* ... and this often when not shared */
+#define LIST_MAX_NODES	64	/* more live nodes: not read, no */
+static struct {
+	int		 s_shared;
+	uint64_t	 s_nodes;	/* a hash of the nodes' names */
+	size_t		 s_njobs;	/* jobtab_count() */
+	int64_t		 s_at;		/* mono ms of the read; 0 never */
+} shared;
 
 /* Take every job due by the tick off the wall-clock timers. */
 void
@@ -81,7 +141,22 @@ claim_due(struct tick *tk)
 		due(j, &ref, tk);
 }
 
-/* A job's timer: schedule its next fire, then deal with this one. */
+/*
+ * A job's timer: schedule its next fire, then deal with this one.
+ *
+ * Who claims a cluster fire.  The live nodes rank each fire (gate.c):
+ * the preferred claimant (rank 0) claims at the instant; the next
+ * BACKUPS (ranks 1 and 2) claim-defer later each, one after the other,
+ * after reading which of the instant's fires are still free
+ * (store_claim_free()), and claim only those: the fires the nodes
+ * before them left, as when a node died, cannot reach the store or its
+ * lease, or got too many at once to start.  When every live node holds
+ * every job of this one (claim_shared()), the others do nothing with
+ * the fire: whichever nodes rank first hold the job, and a fire costs
+ * the store the same at three nodes as at six.  Otherwise they do as
+ * the last backup does.  Correctness does not rest on any of it: the
+ * claim alone decides.
+ */
 static void
 due(struct job *j, const struct jobref *ref, struct tick *tk)
 {
@@ -89,19 +164,21 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	time_t		 fire = j->j_fire, after = fire;
 	int64_t		 late;
 	int		 cluster = job_opts(j)->o_scope == SCOPE_CLUSTER;
+	int		 deferred = (j->j_flags & JOB_DEFERRED) != 0;
+	int		 skip = 0;
+	size_t		 rank;
 	char		 id[CRON_IDLEN + 1];
 
 	job_id(j, id);
-	/*
-	 * Another live node is this fire's preferred claimant: give it
-	 * claim-defer to claim first (gate.c).  Decided now, with the
-	 * nodes alive now.
-	 */
-	if (cluster && !(j->j_flags & JOB_DEFERRED) &&
-	    D.d_conf.c_defer_ms > 0 &&
-	    !gate_preferred(gate_state(), id, fire, proc_count())) {
-		job_defer(j, D.d_conf.c_defer_ms);
-		return;
+	/* Decided now, with the nodes alive now. */
+	if (cluster && !deferred && D.d_conf.c_defer_ms > 0 &&
+	    (rank = gate_rank(gate_state(), id, fire, proc_count())) > 0) {
+		if (rank <= BACKUPS || !claim_shared(tk)) {
+			job_defer(j, D.d_conf.c_defer_ms * (int64_t)
+			    (rank < BACKUPS ? rank : BACKUPS));
+			return;
+		}
+		skip = 1;
 	}
 	late = tk->tk_wall - ((int64_t)fire + job_delay(j, id)) * 1000;
 	if (tk->tk_floor != 0 && after < tk->tk_floor / 1000)
@@ -118,16 +195,136 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 		return;
 	}
 	job_schedule(j, after, id);
-	if (D.d_stopping)
+	if (D.d_stopping || skip)
 		return;
 	f = fire_new(ref, id, fire, 1);
 	if (cluster) {
 		/* Claimed with the others due now: claim_flush(). */
+		fire_mark(f, deferred ? FF_CHECK : FF_PREF);
 		fire_step(f, FE_DUE, NULL, tk);
 		return;
 	}
 	fire_step(f, FE_LOCAL, NULL, tk);
 	start_or_skip(f, j, tk);
+}
+
+/*
+ * Whether every live node that may claim holds every job of this node
+ * (store_holds_shared()), so that a fire's first claimants have its
+ * job whichever nodes they are.  Read again when the live nodes or this
+ * node's jobs change, and every SHARED_MS in case another node's tables
+ * did (SHARED_NOT_MS while the answer is no: the nodes that read the
+ * same new table register it one after the other); when it cannot be
+ * read, no.
+ */
+static int
+claim_shared(struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+	struct store_error	 se;
+	const char		*names[LIST_MAX_NODES];
+	uint64_t		 h = 1469598103934665603ULL;
+	const char		*c;
+	size_t			 i, n = 0;
+	int			 sh;
+
+	if (!D.d_mysql || D.d_st == NULL)
+		return (0);
+	for (i = 0; i < g->g_nnodes && n < LIST_MAX_NODES; i++) {
+		if (!g->g_nodes[i].gn_able)
+			continue;
+		names[n++] = g->g_nodes[i].gn_name;
+		for (c = g->g_nodes[i].gn_name; ; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	}
+	if (n == 0 || i < g->g_nnodes)
+		return (0);
+	if (shared.s_at != 0 && shared.s_nodes == h &&
+	    shared.s_njobs == jobtab_count() && tk->tk_mono - shared.s_at <
+	    (shared.s_shared ? SHARED_MS : SHARED_NOT_MS))
+		return (shared.s_shared);
+	shared.s_at = tk->tk_mono;
+	shared.s_nodes = h;
+	shared.s_njobs = jobtab_count();
+	if (store_holds_shared(D.d_st, names, n, &sh, &se) == -1)
+		sh = 0;
+	if (sh != shared.s_shared)
+		log_debug("(CRON) SHARED (%s: %zu nodes)", sh ? "every live "
+		    "node holds this node's jobs" : "not every live node holds "
+		    "this node's jobs", n);
+	shared.s_shared = sh;
+	return (sh);
+}
+
+/*
+ * The fires of q[] (nq, sorted by instant) another node was preferred
+ * for and not read yet: which are still free, one read per instant.
+ * Those taken are not this node's (FE_NOT_WON); those free, or all when
+ * the read fails, are claimed as the others are.  Returns how many of
+ * q[] are left, in order.
+ */
+static size_t
+claim_left(struct fire **q, size_t nq, struct tick *tk)
+{
+	struct store_error	 se;
+	struct fire		**c, **taken;
+	const char		**ids;
+	unsigned char		*isfree;
+	struct fire_data	 d;
+	size_t			 i, k, n, m, ntaken = 0;
+	int			 down = 0;
+
+	for (i = 0; i < nq; i++)
+		if ((fire_marks(q[i]) & (FF_CHECK | FF_CHECKED)) == FF_CHECK)
+			break;
+	if (i == nq)
+		return (nq);
+	c = xreallocarray(NULL, nq, sizeof(*c));
+	taken = xreallocarray(NULL, nq, sizeof(*taken));
+	ids = xreallocarray(NULL, nq, sizeof(*ids));
+	isfree = xcalloc(nq, 1);
+	for (i = 0; i < nq; i = k) {
+		for (k = i, n = 0; k < nq && fire_instant(q[k]) ==
+		    fire_instant(q[i]); k++) {
+			if ((fire_marks(q[k]) & (FF_CHECK | FF_CHECKED)) !=
+			    FF_CHECK)
+				continue;
+			c[n] = q[k];
+			ids[n++] = fire_id(q[k]);
+		}
+		if (n == 0)
+			continue;
+		/* Once the store failed, the claims find out. */
+		if (down || store_claim_free(D.d_st, ids, n,
+		    fire_instant(q[i]), isfree, &se) == -1) {
+			memset(isfree, 1, n);
+			down = 1;
+		}
+		for (m = 0; m < n; m++) {
+			fire_mark(c[m], FF_CHECKED);
+			if (!isfree[m]) {
+				fire_mark(c[m], FF_TAKEN);
+				taken[ntaken++] = c[m];
+			}
+		}
+	}
+	for (i = k = 0; i < nq; i++)
+		if (!(fire_marks(q[i]) & FF_TAKEN))
+			q[k++] = q[i];
+	metrics_claims(0, ntaken);
+	for (i = 0; i < ntaken; i++) {
+		memset(&d, 0, sizeof(d));
+		d.fd_job = job_get(fire_ref(taken[i]), fire_id(taken[i]));
+		fire_step(taken[i], FE_NOT_WON, &d, tk);
+	}
+	free(isfree);
+	free(ids);
+	free(taken);
+	free(c);
+	return (k);
 }
 
 /*
@@ -255,13 +452,23 @@ overlapping(const struct job *j, const char *id, time_t fire)
 	return (busy);
 }
 
+/*
+ * By instant, and at one instant this node's preferred fires first: a
+ * slice of a burst takes those, and the other nodes' come after, when
+ * their own claimants have had their turn.
+ */
 static int
 instant_cmp(const void *a, const void *b)
 {
-	time_t	 x = fire_instant(*(struct fire *const *)a);
-	time_t	 y = fire_instant(*(struct fire *const *)b);
+	const struct fire	*fa = *(struct fire *const *)a;
+	const struct fire	*fb = *(struct fire *const *)b;
+	time_t			 x = fire_instant(fa), y = fire_instant(fb);
+	int			 pa = (fire_marks(fa) & FF_PREF) != 0;
+	int			 pb = (fire_marks(fb) & FF_PREF) != 0;
 
-	return (x < y ? -1 : x > y);
+	if (x != y)
+		return (x < y ? -1 : 1);
+	return (pb - pa);
 }
 
 /*
@@ -332,10 +539,82 @@ claim_fires(struct fire **q, const char **ids, size_t nq,
 }
 
 /*
- * Claim the cluster fires due in this turn (claim_fires()): on a
- * cluster nearly every job of a burst that this node is not the
- * preferred claimant of is taken already and not tried alone.  Every
- * claim is made before any job is started.
+ * Measure the start rate, at the monotonic instant now: the attempts
+ * that got past their start since the last sample, when starts were
+ * waiting at both ends (otherwise the rate says how few there were to
+ * start, not how fast this node starts them).  The estimate follows the
+ * samples halfway, so that a machine that slows down is believed
+ * within a few samples.
+ */
+static void
+pace_sample(int64_t now)
+{
+	uint64_t	 started = fire_started();
+	size_t		 waiting = fire_starting();
+	double		 r;
+
+	if (pace.p_at != 0 && now - pace.p_at < PACE_SAMPLE_MS)
+		return;
+	if (pace.p_at != 0 && pace.p_busy && waiting > 0) {
+		r = (double)(started - pace.p_started) * 1000 /
+		    (double)(now - pace.p_at);
+		pace.p_rate = (pace.p_rate + r) / 2;
+		if (pace.p_rate < PACE_MIN)
+			pace.p_rate = PACE_MIN;
+	}
+	pace.p_at = now;
+	pace.p_started = started;
+	pace.p_busy = waiting > 0;
+}
+
+/*
+ * How many fires this node may claim at the monotonic instant now
+ * under the lease that ends at until (0: none, everything): a share of
+ * what its start rate gets through in the lease left, and no more than
+ * it starts in PACE_AHEAD_MS, less the starts already waiting, which
+ * are got through first.
+ */
+static size_t
+pace_budget(int64_t now, int64_t until)
+{
+	double	 left, can;
+	size_t	 waiting = fire_starting();
+
+	if (until == 0)
+		return (SIZE_MAX);
+	left = (double)(until - now - PACE_MARGIN_MS) / 1000;
+	if (left <= 0)
+		return (0);
+	left *= PACE_SHARE;
+	if (left > (double)PACE_AHEAD_MS / 1000)
+		left = (double)PACE_AHEAD_MS / 1000;
+	can = pace.p_rate * left;
+	if (can <= (double)waiting)
+		return (0);
+	return ((size_t)(can - (double)waiting));
+}
+
+/* Fires were left unclaimed: only brings the loop back to them. */
+static void
+pace_wake(struct mtimer *t, struct tick *tk)
+{
+	(void)t;
+	(void)tk;
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(const char *const *)a, *(const char *const *)b));
+}
+
+/*
+ * Claim the cluster fires due (claim_fires()), the oldest first, as
+ * many as this node can start within its lease (pace_budget()); the
+ * others stay due, for a later turn or another node.  On a cluster
+ * nearly every job of a burst that this node is not the preferred
+ * claimant of is taken already and not tried alone.  Every claim is
+ * made before any job is started.
  */
 void
 claim_flush(struct tick *tk)
@@ -345,12 +624,14 @@ claim_flush(struct tick *tk)
 	const char		**ids;
 	unsigned char		*won;
 	struct fire_data	 d;
-	size_t			 i, k, nq, nwon, nstart = 0, ndown;
+	size_t			 i, k, nq, nwon, nstart = 0, ndown, budget;
+	size_t			 nleft = 0;
 	int64_t			 t0, t1, until;
 
+	tick_read(tk);
+	pace_sample(tk->tk_mono);
 	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0)
 		return;
-	tick_read(tk);
 	t0 = tk->tk_mono;
 	switch (verdict(tk)) {
 	case GATE_STOPPING:
@@ -397,12 +678,35 @@ claim_flush(struct tick *tk)
 		free(q);
 		return;
 	}
-	/* Sorted by instant, each fire with its job. */
+	/*
+	 * Sorted by instant, each fire with its job, those another node
+	 * took left out; a slice of them, the oldest, if this node cannot
+	 * start them all within its lease.
+	 */
 	qsort(q, nq, sizeof(*q), instant_cmp);
+	if ((nq = claim_left(q, nq, tk)) == 0) {
+		free(q);
+		return;
+	}
+	tick_read(tk);
+	until = gate_lease_until(gate_state());
+	budget = pace_budget(tk->tk_mono, until);
+	if (nq > budget) {
+		nleft = nq - budget;
+		nq = budget;
+		mtimer_set(&pace_t, tk->tk_mono + PACE_WAKE_MS);
+		log_debug("(CRON) PACE (%zu fires claimed later, %zu waiting "
+		    "to start, %.0f starts/s, %lld ms of lease)", nleft,
+		    fire_starting(), pace.p_rate, (long long)(until -
+		    tk->tk_mono));
+	}
+	if (nq == 0) {
+		free(q);
+		return;
+	}
 	jobs = xreallocarray(NULL, nq, sizeof(*jobs));
 	for (i = 0; i < nq; i++)
 		jobs[i] = job_get(fire_ref(q[i]), fire_id(q[i]));
-	until = gate_lease_until(gate_state());
 	ids = xreallocarray(NULL, nq, sizeof(*ids));
 	won = xcalloc(nq, 1);
 	for (i = 0; i < nq; i++)
@@ -609,13 +913,14 @@ claim_recover(struct tick *tk)
 	struct missed		*m = NULL;
 	struct recovered	*rv = NULL;
 	struct fire		**q;
-	const char		**ids, **nids, *owner;
+	struct fire		**due_f = NULL;
+	const char		**ids, **nids, *owner, **due_ids = NULL, *key;
 	time_t			*nfires;
 	unsigned char		*won;
 	struct fire_data	 d;
 	const struct jsched	*js;
 	size_t			 i, n = 0, k, nm = 0, cap = 0, nn = 0, ncatch = 0;
-	size_t			 nwon, ndown, pi = 0, nrv = 0;
+	size_t			 nwon, ndown, pi = 0, nrv = 0, ndue;
 	time_t			 now, limit, t, latest;
 	int64_t			 t0, t1, t2, t3, until;
 	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
@@ -635,6 +940,20 @@ claim_recover(struct tick *tk)
 		return;
 	t0 = tk->tk_mono;
 	/*
+	 * The jobs with a fire due here and not claimed yet, left for
+	 * claim_flush() (a burst claimed in slices): that fire is on time,
+	 * and the job's last claimed fire is older only because the slice
+	 * that holds it has not come yet.
+	 */
+	ndue = fire_list(FSM(FS_DUE), &due_f);
+	if (ndue > 0) {
+		due_ids = xreallocarray(NULL, ndue, sizeof(*due_ids));
+		for (i = 0; i < ndue; i++)
+			due_ids[i] = fire_id(due_f[i]);
+		qsort(due_ids, ndue, sizeof(*due_ids), id_cmp);
+	}
+	free(due_f);
+	/*
 	 * The jobs ever claimed, a page at a time, merged with this
 	 * node's jobs in identity order: no list of every job.
 	 */
@@ -642,6 +961,7 @@ claim_recover(struct tick *tk)
 	if (store_jobs_fired(D.d_st, owner, "", RECOVER_PAGE, &list, &n,
 	    &se) == -1) {
 		gate_store_failed("listing jobs", &se);
+		free(due_ids);
 		return;
 	}
 	gate_store_ok();
@@ -661,6 +981,7 @@ claim_recover(struct tick *tk)
 					gate_store_failed("listing jobs", &se);
 					jobiter_free(&it);
 					free(rv);
+					free(due_ids);
 					return;
 				}
 				more = n == RECOVER_PAGE;
@@ -673,6 +994,10 @@ claim_recover(struct tick *tk)
 		j = &tb->tb_jobs[k];
 		if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
 		    job_sched(j)->js_sched.s_flags & SCHED_REBOOT)
+			continue;
+		key = id;
+		if (ndue > 0 && bsearch(&key, due_ids, ndue,
+		    sizeof(*due_ids), id_cmp) != NULL)
 			continue;
 		limit = now - (time_t)job_delay(j, id) - RECOVER_MARGIN -
 		    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
@@ -698,6 +1023,7 @@ claim_recover(struct tick *tk)
 	}
 	jobiter_free(&it);
 	free(list);
+	free(due_ids);
 	/* Every page read: the missed fires become fires. */
 	if (nrv > 0)
 		m = xreallocarray(NULL, nrv, sizeof(*m));

@@ -227,8 +227,8 @@ void	 fire_log(int, const char *, const char *, const char *, time_t,
 /*
  * gate.c: may this node claim now, and the state that rests on (each
  * part written there only; gate.c's comment).  The writers are named
- * after what happened; gate_verdict(), gate_lease_until() and
- * gate_preferred() are pure over the state and their arguments, and
+ * after what happened; gate_verdict(), gate_lease_until(), gate_rank()
+ * and gate_preferred() are pure over the state and their arguments, and
  * gate_check() is gate_verdict() of this node's state.
  */
 struct gate_node {
@@ -242,6 +242,7 @@ struct gate {
 	int		 g_owed;	/* the misfire pass is owed */
 	int		 g_kick;	/* ... and due at once */
 	int64_t		 g_beat;	/* lease renewed, sent at (mono) */
+	int64_t		 g_chain;	/* renewed without a break since */
 	int		 g_fenced;	/* FENCED said, not lifted */
 	int		 g_drained;
 	int		 g_skewed;	/* clock beyond max-clock-skew */
@@ -280,6 +281,8 @@ int	 gate_fence_due(const struct gate *, int64_t);
 enum gate_verdict gate_verdict(const struct gate *, int64_t);
 enum gate_verdict gate_check(int64_t);
 int64_t	 gate_lease_until(const struct gate *);
+int	 gate_renewed(const struct gate *, int64_t);
+size_t	 gate_rank(const struct gate *, const char *, time_t, size_t);
 int	 gate_preferred(const struct gate *, const char *, time_t, size_t);
 
 /*
@@ -761,8 +764,12 @@ void	 proc_free(void);
  * those in the states of mask (FSM(state) | ...), the array the
  * caller's to free, the fires borrowed until the next step of each.
  * fire_inflight() is how many attempts of the job id are in flight
- * here; fire_owns_run() whether a run (its id in the store, or its
- * fire) is one of this node's in flight now.  fire_stop() drops the
+ * here; fire_mark() and fire_marks() set and read claim.c's marks on
+ * a fire (FF_*); fire_starting() how many attempts are started and not yet
+ * exec'd, fire_started() how many got past that since the daemon
+ * started (claim.c paces its claims by them); fire_owns_run() whether
+ * a run (its id in the store, or its fire) is one of this node's in
+ * flight now.  fire_stop() drops the
  * attempts that wait for a retry (the daemon stops).  fire_adopt()
  * takes, at the start, the attempts an earlier life of the daemon left
  * to their runners (proc.c), each a fire of its own, running.
@@ -822,6 +829,8 @@ enum fire_event {
 	FE_VANISHED,	/* its runner died before the end */
 	FE_OVER,	/* its owner is over user-fire-rate: skipped */
 	FE_TOO_LATE,	/* not started within start-grace: missed */
+	FE_RENEWED,	/* late for its lease, renewed since without a
+			   break: started again under the current one */
 	FE_NEVENTS
 };
 
@@ -858,6 +867,14 @@ time_t	 fire_instant(const struct fire *);
 struct jobref *fire_ref(struct fire *);
 size_t	 fire_list(unsigned int, struct fire ***);
 size_t	 fire_inflight(const char *);
+void	 fire_mark(struct fire *, unsigned int);
+unsigned int fire_marks(const struct fire *);
+#define FF_PREF		0x1	/* this node its preferred claimant */
+#define FF_CHECK	0x2	/* another node's: read whether free first */
+#define FF_CHECKED	0x4	/* ... read */
+#define FF_TAKEN	0x8	/* ... and found taken */
+size_t	 fire_starting(void);
+uint64_t fire_started(void);
 int	 fire_owns_run(int64_t, const char *, time_t);
 void	 fire_stop(struct tick *);
 void	 fire_adopt(struct tick *);

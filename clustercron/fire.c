@@ -73,6 +73,7 @@ enum fire_action {
 	A_NOSTART,	/* say CMD FAILED, record the failure */
 	A_FENCED,	/* say FENCED, keep it to settle later */
 	A_LOST_LATE,	/* say LOST: a rerun past its lease */
+	A_RENEW,	/* start it again under the lease renewed since */
 	A_TIMEOUT,	/* say TIMEOUT (proc.c kills) */
 	A_END,		/* the attempt ended: say, record */
 	A_RETRY,	/* the same, then wait for the next attempt */
@@ -131,6 +132,7 @@ static const struct row trans[FS_NSTATES][FE_NEVENTS] = {
 		[FE_EXEC] =		T(FS_RUNNING, A_EXEC),
 		[FE_NOSTART] =		T(FS_FAILED, A_NOSTART),
 		[FE_LATE] =		T(FS_DROPPED, A_FENCED),
+		[FE_RENEWED] =		T(FS_STARTING, A_RENEW),
 		[FE_LATE_RERUN] =	T(FS_LOST, A_LOST_LATE),
 		[FE_TIMEOUT] =		T(FS_STARTING, A_TIMEOUT),
 		[FE_OVER] =		T(FS_SKIPPED, A_LIMITED),
@@ -161,7 +163,7 @@ static const char *const event_names[FE_NEVENTS] = {
 	"start", "busy", "overlap unknown", "did not start", "late",
 	"rerun late", "exec'd", "timeout", "ended", "failed, retrying",
 	"retry due", "stop", "adopted", "runner gone", "over a limit",
-	"not started in time"
+	"not started in time", "lease renewed"
 };
 
 struct fire {
@@ -172,6 +174,7 @@ struct fire {
 	time_t		 f_instant;	/* the scheduled instant */
 	int		 f_attempt;	/* 1 for the first */
 	int		 f_cluster;	/* claimed in the store */
+	unsigned int	 f_marks;	/* FF_*: claim.c's */
 	int64_t		 f_until;	/* mono ms: no start after; 0 none */
 	/* What its attempts need, copied at its first start. */
 	char		*f_owner;
@@ -201,6 +204,14 @@ TAILQ_HEAD(fires, fire);
  */
 static struct fires	 waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static struct fires	 live = TAILQ_HEAD_INITIALIZER(live);
+
+/*
+ * The attempts between their start and their exec (FS_STARTING), and
+ * how many have left that state since the daemon started: what claim.c
+ * measures this node's start rate by.
+ */
+static size_t		 nstarting;
+static uint64_t		 nstarted;
 
 /* Attempts in flight here, by job identity: what overlap asks. */
 struct inflight {
@@ -238,6 +249,7 @@ static void	 log_job(const struct fire *, const char *);
 static void	 log_output(const struct fire *, const struct outbuf *);
 static int	 is_final(enum fire_state);
 static int	 job_system(const struct job *);
+static int	 renewed(const struct fire *, const struct tick *);
 
 int
 inflight_cmp(struct inflight *a, struct inflight *b)
@@ -346,6 +358,11 @@ fire_step(struct fire *f, enum fire_event ev, struct fire_data *d,
 			TAILQ_INSERT_TAIL(is_waiting(r->r_to) ? &waiting :
 			    &live, f, f_entry);
 		}
+		if (from == FS_STARTING && r->r_to != FS_STARTING) {
+			nstarting--;
+			nstarted++;
+		} else if (from != FS_STARTING && r->r_to == FS_STARTING)
+			nstarting++;
 		f->f_state = r->r_to;
 		memset(&next, 0, sizeof(next));
 		ev = act(f, r->r_act, &cur, &next, tk);
@@ -465,6 +482,22 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 		unprepare(f);
 		gate_owe(0);
 		break;
+	case A_RENEW:
+		/*
+		 * Past the lease it was claimed under, but that lease was
+		 * renewed without a break since (gate_renewed()): nobody
+		 * can have taken this node for dead, the claim still holds,
+		 * and the attempt, which did not start, is queued again
+		 * under the current lease.  A burst this node starts more
+		 * slowly than it guessed is not lost for it.
+		 */
+		if (D.d_debug)
+			fire_log(LOG_DEBUG, f->f_owner, "RENEWED",
+			    D.d_conf.c_node, f->f_instant, f->f_label,
+			    "%.1f s past the lease of its claim, renewed "
+			    "since: queued again", (double)d->fd_late / 1000);
+		f->f_until = gate_lease_until(gate_state());
+		return (attempt_start(f, NULL, out, tk));
 	case A_LOST_LATE:
 		/* A rerun is not tried again. */
 		fire_log(LOG_ERR, f->f_owner, "LOST", D.d_conf.c_node,
@@ -626,8 +659,12 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		f->f_proc = NULL;
 		inflight_add(f->f_id, -1);
 		d.fd_late = pe->pe_late;
-		fire_step(f, f->f_attempt > 1 ? FE_LATE_RERUN : FE_LATE, &d,
-		    tk);
+		tick_read(tk);
+		if (renewed(f, tk))
+			fire_step(f, FE_RENEWED, &d, tk);
+		else
+			fire_step(f, f->f_attempt > 1 ? FE_LATE_RERUN :
+			    FE_LATE, &d, tk);
 		return;
 	case PE_TIMEOUT:
 		d.fd_timeout = pe->pe_timeout;
@@ -646,6 +683,24 @@ on_proc(const struct proc_event *pe, struct tick *tk)
 		    !D.d_stopping ? FE_ENDED_RETRY : FE_ENDED, &d, tk);
 		return;
 	}
+}
+
+/*
+ * Whether fire f, which got to its start past the lease it was claimed
+ * under (f_until, the end of the lease the heartbeat sent at f_until
+ * less node-timeout less heartbeat-interval renewed), may be started
+ * under the current one: that lease was renewed without a break since,
+ * and the current one has not run out.
+ */
+static int
+renewed(const struct fire *f, const struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+
+	if (f->f_until <= 1 || !D.d_mysql || D.d_stopping)
+		return (0);
+	return (gate_renewed(g, f->f_until - (D.d_conf.c_node_timeout_ms -
+	    D.d_conf.c_heartbeat_ms)) && !gate_fence_due(g, tk->tk_mono));
 }
 
 /*
@@ -789,6 +844,23 @@ fire_inflight(const char *id)
 }
 
 /*
+ * The attempts started and not yet exec'd (or failed), and the count of
+ * those that got past that since the daemon started: exec'd, failed to
+ * start, or too late to.
+ */
+size_t
+fire_starting(void)
+{
+	return (nstarting);
+}
+
+uint64_t
+fire_started(void)
+{
+	return (nstarted);
+}
+
+/*
  * Whether a run recorded as running is one of this node's in flight:
  * its id in the store, or its fire.
  */
@@ -831,6 +903,19 @@ fire_list(unsigned int mask, struct fire ***out)
 	}
 	*out = v;
 	return (n);
+}
+
+/* claim.c's marks on a fire (FF_*), set and read. */
+void
+fire_mark(struct fire *f, unsigned int marks)
+{
+	f->f_marks |= marks;
+}
+
+unsigned int
+fire_marks(const struct fire *f)
+{
+	return (f->f_marks);
 }
 
 enum fire_state
@@ -916,6 +1001,7 @@ fire_free_all(void)
 		fire_free(f);
 	while ((f = TAILQ_FIRST(&live)) != NULL)
 		fire_free(f);
+	nstarting = 0;
 	RB_FOREACH_SAFE(i, inflights, &inflights, next) {
 		RB_REMOVE(inflights, &inflights, i);
 		free(i);

@@ -22,7 +22,7 @@
  *    (gate_nodes()).
  *
  * The answers are pure functions of that state and the instant asked
- * about: gate_verdict(), gate_lease_until(), gate_preferred().  They
+ * about: gate_verdict(), gate_lease_until(), gate_rank().  They
  * open no connection, log nothing and arm no timer; what to do about
  * the answer (a heartbeat at once, a line in the log) is the caller's.
  *
@@ -166,10 +166,20 @@ gate_kick_pending(void)
 /*
  * A heartbeat renewed the lease; it was sent at the monotonic instant
  * sent.  A fence said before is lifted.
+ *
+ * The renewals make a chain while each is answered before the lease it
+ * renews has run out: the store stamped it then at the latest, and no
+ * stamp of a renewal is earlier than its sending, so the store never
+ * saw this node silent for node-timeout, and no node could take it for
+ * dead, since the first renewal of the chain.  g_chain is when that one
+ * was sent (gate_renewed()).
  */
 void
 gate_beat(int64_t sent)
 {
+	if (G.g_beat == 0 || G.g_chain == 0 ||
+	    clock_mono() >= gate_lease_until(&G))
+		G.g_chain = sent;
 	G.g_beat = sent;
 	if (G.g_fenced)
 		log_info("(CRON) FENCED (lifted)");
@@ -395,6 +405,20 @@ gate_lease_until(const struct gate *g)
 }
 
 /*
+ * Whether the lease renewed by the heartbeat sent at beat has been
+ * renewed without a break since (gate_beat()): then nobody can have
+ * taken this node for dead meanwhile, and a claim made under that lease
+ * may still be started under the current one, as long as that one has
+ * not run out either (gate_fence_due()).
+ */
+int
+gate_renewed(const struct gate *g, int64_t beat)
+{
+	return (beat != 0 && g->g_chain != 0 && g->g_chain <= beat &&
+	    g->g_beat >= beat);
+}
+
+/*
  * Whether a node running load jobs is noticeably busier than the
  * others that may claim (node skip left out): more than twice their
  * mean plus SPREAD_SLACK.  The counts are samples taken at each node's
@@ -422,24 +446,27 @@ busier(const struct gate *g, int load, size_t skip)
 }
 
 /*
- * Whether this node is the preferred claimant of the fire (id, fire),
- * running jobs here now: always when it knows no other live node, is
- * not among them yet or no node may be preferred.  The ranking leaves
- * out the nodes that claim nothing (draining, clock skewed) and the
- * busier nodes by their reported counts, which every node reads alike;
- * this node also gives up its turn when it is busier by its count now.
+ * This node's rank among the claimants of the fire (id, fire), running
+ * jobs here now: 0 for the preferred claimant, 1 for the next, and so
+ * on; the number of candidates when this node is not one of them.  0
+ * when it knows no other live node, is not among them yet or no node
+ * may be preferred.  The ranking leaves out the nodes that claim
+ * nothing (draining, clock skewed) and the busier nodes by their
+ * reported counts, which every node reads alike; this node also gives
+ * up its turn when it is busier by its count now.  The preferred
+ * claimant is picked by a hash of the fire, and the others follow it
+ * in the order of their names, wrapping round.
  */
-int
-gate_preferred(const struct gate *g, const char *id, time_t fire,
-    size_t running)
+size_t
+gate_rank(const struct gate *g, const char *id, time_t fire, size_t running)
 {
 	const struct gate_node	*gn = g->g_nodes;
 	uint64_t		 h = 1469598103934665603ULL;
-	size_t			 i, ncand = 0, pick, me = SIZE_MAX;
+	size_t			 i, ncand = 0, pick, me = SIZE_MAX, mine = 0;
 	int			 spread = D.d_conf.c_load_spreading;
 
 	if (g->g_nnodes < 2)
-		return (1);
+		return (0);
 	for (i = 0; i < g->g_nnodes; i++) {
 		if (strcmp(gn[i].gn_name, D.d_conf.c_node) == 0)
 			me = i;
@@ -448,9 +475,11 @@ gate_preferred(const struct gate *g, const char *id, time_t fire,
 	}
 	/* Nobody to wait for. */
 	if (me == SIZE_MAX || ncand == 0)
-		return (1);
-	if (spread && busier(g, (int)running, me))
 		return (0);
+	if (spread && busier(g, (int)running, me))
+		return (ncand);
+	if (!gn[me].gn_able || (spread && busier(g, gn[me].gn_load, me)))
+		return (ncand);
 	for (; *id != '\0'; id++)
 		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
 	for (i = 0; i < 8; i++)
@@ -467,13 +496,19 @@ gate_preferred(const struct gate *g, const char *id, time_t fire,
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 33;
 	pick = (size_t)(h % ncand);
-	for (i = 0; i < g->g_nnodes; i++) {
-		if (!gn[i].gn_able || (spread && busier(g, gn[i].gn_load, i)))
-			continue;
-		if (pick-- == 0)
-			return (i == me);
-	}
-	return (0);
+	/* This node's place among the candidates. */
+	for (i = 0; i < me; i++)
+		if (gn[i].gn_able && (!spread || !busier(g, gn[i].gn_load, i)))
+			mine++;
+	return ((mine + ncand - pick) % ncand);
+}
+
+/* Whether this node is the preferred claimant of the fire: rank 0. */
+int
+gate_preferred(const struct gate *g, const char *id, time_t fire,
+    size_t running)
+{
+	return (gate_rank(g, id, fire, running) == 0);
 }
 
 void

@@ -386,6 +386,31 @@ int	 store_claim_check(struct store *, const char *, time_t, int *,
  */
 int	 store_claim_batch(struct store *, const char *const *, size_t,
 	    time_t, size_t, unsigned char *, size_t *, struct store_error *);
+/*
+ * store_claim_free() reads, without claiming or locking, which of the n
+ * jobs ids[] are still free at the instant fire (their row says no
+ * later or equal fire was claimed, and they are not paused): isfree[i]
+ * 1 or 0.  A node that is not a fire's preferred claimant asks this
+ * first and claims only what is left, so that a fire its preferred
+ * node took costs it one read per batch of jobs rather than a
+ * transaction per job.  The answer is a hint: only a claim decides.
+ * On failure every isfree[i] is 0.
+ *
+ * store_holds_shared() sets *shared to whether each of the n nodes
+ * nodes[] holds every job this node holds (store_jobs_register()): if
+ * so, whichever of them is a fire's preferred claimant has the job.
+ * More nodes than a statement's list takes: *shared 0.
+ *
+ * store_statements() reads how many statements the database server
+ * has carried out since it started, every client's (MariaDB's
+ * Questions): what the benchmarks and tests count the cost of a fire
+ * by.  SQLite has no server and counts none: -1.
+ */
+int	 store_claim_free(struct store *, const char *const *, size_t, time_t,
+	    unsigned char *, struct store_error *);
+int	 store_holds_shared(struct store *, const char *const *, size_t, int *,
+	    struct store_error *);
+int	 store_statements(struct store *, int64_t *, struct store_error *);
 
 /*
  * Runs.  A fire's life: claimed -> running -> finished | lost; or

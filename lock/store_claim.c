@@ -551,3 +551,149 @@ store_claim_batch(struct store *st, const char *const *ids, size_t n,
 	return (rc);
 }
 
+
+/* A plain read of which jobs are still free at a fire. */
+struct free_arg {
+	const char *const *ids;
+	size_t		 n;
+	time_t		 fire;
+	unsigned char	*isfree;
+	struct idx	*ord;		/* the piece's ids, sorted */
+	size_t		 k;
+};
+
+static int
+free_row(void *arg, const struct sval *c, size_t n)
+{
+	struct free_arg	*a = arg;
+	struct idx	 key, *x;
+
+	ROW_NEED(n, 1);
+	key.x_id = lk_str(&c[0]);
+	x = bsearch(&key, a->ord, a->k, sizeof(*a->ord), idx_cmp);
+	if (x != NULL)
+		a->isfree[x->x_i] = 1;
+	return (0);
+}
+
+static int
+free_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct free_arg	*a = arg;
+	struct sval	 p[LIST_MAX + 1];
+	struct idx	 ord[LIST_MAX];
+	size_t		 max = st->s_ops->o_max_list, off, i, m;
+	int		 rc = 0;
+
+	if (max > LIST_MAX)
+		max = LIST_MAX;
+	memset(a->isfree, 0, a->n);
+	a->ord = ord;
+	for (off = 0; off < a->n && rc == 0; off += a->k) {
+		a->k = a->n - off < max ? a->n - off : max;
+		m = lk_pad_ids(st, p, 0, a->ids + off, NULL, a->k);
+		p[m] = SVI(a->fire);
+		for (i = 0; i < a->k; i++) {
+			ord[i].x_id = a->ids[off + i];
+			ord[i].x_i = off + i;
+		}
+		qsort(ord, a->k, sizeof(*ord), idx_cmp);
+		rc = lk_exec(st, "claim.free", S_BATCH_FREE, m, p, m + 1,
+		    free_row, a, NULL, err);
+	}
+	a->ord = NULL;
+	return (rc);
+}
+
+int
+store_claim_free(struct store *st, const char *const *ids, size_t n,
+    time_t fire, unsigned char *isfree, struct store_error *err)
+{
+	struct free_arg	 a;
+
+	err = lk_err_init(err);
+	memset(isfree, 0, n);
+	if (n == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.ids = ids;
+	a.n = n;
+	a.fire = fire;
+	a.isfree = isfree;
+	if (lk_run(st, free_fn, &a, err) == -1) {
+		memset(isfree, 0, n);
+		return (-1);
+	}
+	return (0);
+}
+
+struct shared_arg {
+	const char *const *nodes;
+	size_t		 n;
+	int64_t		 mine;
+	int64_t		 held;
+};
+
+static int
+shared_row(void *arg, const struct sval *c, size_t n)
+{
+	struct shared_arg	*a = arg;
+
+	ROW_NEED(n, 2);
+	a->mine = lk_int(&c[0]);
+	a->held = lk_int(&c[1]);
+	return (0);
+}
+
+static int
+shared_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct shared_arg	*a = arg;
+	struct sval		 p[LIST_MAX + 2];
+	size_t			 m;
+
+	a->mine = a->held = -1;
+	p[0] = SVS(st->s_node);
+	m = lk_pad_ids(st, p, 1, a->nodes, NULL, a->n);
+	p[m + 1] = SVS(st->s_node);
+	return (lk_exec(st, "holds.shared", S_HOLDS_SHARED, m, p, m + 2,
+	    shared_row, a, NULL, err));
+}
+
+int
+store_holds_shared(struct store *st, const char *const *nodes, size_t n,
+    int *shared, struct store_error *err)
+{
+	struct shared_arg	 a;
+
+	err = lk_err_init(err);
+	*shared = 0;
+	if (n == 0)
+		return (0);
+	if (n > LIST_MAX || n > st->s_ops->o_max_list)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.nodes = nodes;
+	a.n = n;
+	if (lk_run(st, shared_fn, &a, err) == -1)
+		return (-1);
+	*shared = a.mine >= 0 && a.held == a.mine * (int64_t)n;
+	return (0);
+}
+
+int
+store_statements(struct store *st, int64_t *count, struct store_error *err)
+{
+	err = lk_err_init(err);
+	*count = 0;
+	if (lk_op_int(st, "questions", S_QUESTIONS, NULL, 0, count, NULL,
+	    err) == -1)
+		return (-1);
+	if (*count < 0) {
+		store_seterr(err, STORE_FATAL, SE_OTHER, 0,
+		    "this store counts no statements");
+		*count = 0;
+		return (-1);
+	}
+	return (0);
+}

@@ -167,6 +167,8 @@ enum stmt {
 	S_AT_NEXT,		/* -> earliest next_at */
 	S_AT_RUN_NOSTART,	/* when, when, state, why, len, run */
 	S_AT_HEADS,		/* len, owner, owner, all -> atcols, "", head */
+	S_HOLDS_SHARED,		/* n: node, nodes..., node -> mine, shared */
+	S_QUESTIONS,		/* -> statements the server carried out */
 	S_COUNT
 };
 

@@ -257,6 +257,10 @@ static const char *const my_text[S_COUNT] = {
 	[S_AT_NEXT] = SQL_AT_NEXT,
 	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
 	[S_AT_HEADS] = SQL_AT_HEADS,
+	[S_HOLDS_SHARED] = SQL_HOLDS_SHARED,
+	[S_QUESTIONS] = "SELECT CAST(VARIABLE_VALUE AS SIGNED) FROM "
+	    "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "
+	    "'QUESTIONS'",
 };
 
 /*
@@ -280,6 +284,8 @@ static const unsigned char my_causal[S_COUNT] = {
 	/* Which jobs a batch tries, and which it should try alone. */
 	[S_BATCH_SELECT] = 1,
 	[S_BATCH_FREE] = 1,
+	/* Whether every live node holds this node's jobs. */
+	[S_HOLDS_SHARED] = 1,
 	/* A fire won long ago, perhaps taken for lost meanwhile. */
 	[S_FIRE_RECORDED] = 1,
 	/* Overlap: a run still running, a claim not yet recorded. */

@@ -405,6 +405,15 @@
  * head of the commands; of an owner or all (NULL), the finished ones
  * too or not.
  */
+/*
+ * How many jobs this node holds, and how many holds the nodes listed
+ * have of those jobs: every one of them holds every job of this node
+ * iff the second is the first times their number.
+ */
+#define SQL_HOLDS_SHARED \
+	"SELECT (SELECT COUNT(*) FROM holds WHERE node = ?), COUNT(*) " \
+	"FROM holds h WHERE h.node IN (%R) AND EXISTS (SELECT 1 FROM " \
+	"holds m WHERE m.node = ? AND m.job = h.job)"
 #define SQL_AT_HEADS \
 	SQL_ATCOLS ", NULL, SUBSTR(cmd, 1, ?) FROM atjobs WHERE (? IS NULL " \
 	"OR owner = ?) AND (? <> 0 OR state IN (0, 1, 2)) ORDER BY id"

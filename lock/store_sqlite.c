@@ -209,6 +209,9 @@ static const char *const sq_text[S_COUNT] = {
 	[S_AT_NEXT] = SQL_AT_NEXT,
 	[S_AT_RUN_NOSTART] = SQL_AT_RUN_NOSTART,
 	[S_AT_HEADS] = SQL_AT_HEADS,
+	[S_HOLDS_SHARED] = SQL_HOLDS_SHARED,
+	/* No server: nothing counted. */
+	[S_QUESTIONS] = "SELECT -1",
 };
 
 /* The unit each statement's "%R" repeats. */

@@ -61,6 +61,10 @@
  *	ccstore [-m file] url claimall node fire
  *		claim that fire of every job as that node, in batches, as a
  *		cluster that has run a while leaves the store
+ *	ccstore [-m file] url statements
+ *		the statements the database server carried out since it
+ *		started, every client's (MariaDB's Questions; this one's
+ *		own read counts too); fails on SQLite
  */
 
 #include <err.h>
@@ -137,7 +141,7 @@ usage(void)
 	    "outputs | claims | jobs | commands | nodes | usage | "
 	    "put owner file | "
 	    "job id owner schedule [name [command]] | beat node | "
-	    "claim node id fire | claimall node fire\n");
+	    "claim node id fire | claimall node fire | statements\n");
 	exit(2);
 }
 
@@ -224,6 +228,10 @@ main(int argc, char **argv)
 			free(vis);
 		}
 		store_jobs_free(jobs, n);
+	} else if (strcmp(argv[1], "statements") == 0 && argc == 2) {
+		if (store_statements(st, &now, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		printf("%lld\n", (long long)now);
 	} else if (strcmp(argv[1], "nodes") == 0 && argc == 2) {
 		if (store_nodes_list(st, &nodes, &n, &se) == -1)
 			errx(1, "%s", se.se_msg);

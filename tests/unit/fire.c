@@ -152,6 +152,8 @@ test_paths(void)
 	    FE_DUE, FE_NO_ANSWER, FE_RECORDED);
 	path("won, at its start past the lease: kept, settled later",
 	    FS_DROPPED, 4, FE_DUE, FE_WON, FE_START, FE_LATE);
+	path("won, at its start past the lease, renewed since: queued again",
+	    FS_STARTING, 4, FE_DUE, FE_WON, FE_START, FE_RENEWED);
 	path("a rerun past the lease is not tried again", FS_LOST, 3, FE_RERUN,
 	    FE_START, FE_LATE_RERUN);
 	path("overlap forbidden, a run in flight", FS_SKIPPED, 3, FE_DUE,

@@ -140,6 +140,35 @@ nodes(size_t n, const int *load, const int *able)
 	gate_nodes(sn, n, 100000, 0);
 }
 
+/*
+ * A chain of renewals, each answered before the lease it renews ran
+ * out (the clock is the real one here: gate_beat() reads it).
+ */
+static void
+test_renewed(void)
+{
+	const struct gate	*g;
+	int64_t			 now = clock_mono(), b1, b2;
+
+	settings();
+	gate_free();
+	g = gate_state();
+	ok(!gate_renewed(g, now), "no heartbeat yet: nothing renewed");
+	b1 = now - 2000;
+	gate_beat(b1);
+	b2 = now - 1000;
+	gate_beat(b2);
+	ok(gate_renewed(g, b1) && gate_renewed(g, b2),
+	    "renewed in time: a claim under the first lease still holds");
+	ok(!gate_renewed(g, b2 + 1), "not a lease that was never renewed");
+	gate_free();
+	settings();
+	gate_beat(now - 9000);
+	gate_beat(now);
+	ok(!gate_renewed(g, now - 9000) && gate_renewed(g, now),
+	    "answered after its lease ran out: the chain starts again");
+}
+
 static void
 test_preferred(void)
 {
@@ -172,6 +201,22 @@ test_preferred(void)
 	is_int(bad, 0, "each fire has exactly one preferred node among three");
 	ok(count[0] > 800 && count[1] > 800 && count[2] > 800,
 	    "spread over them: %d, %d, %d", count[0], count[1], count[2]);
+	/* The ranks of a fire: one node each, 0 the preferred one. */
+	for (t = 0, bad = 0; t < 1000; t++) {
+		snprintf(id, sizeof(id), "%032llx", (unsigned long long)t * 5);
+		for (k = m = 0; k < 3; k++) {
+			D.d_conf.c_node = (char *)me[k];
+			i = (int)gate_rank(g, id, t, 0);
+			if (i > 2 || (m & (1 << i)) ||
+			    (i == 0) != gate_preferred(g, id, t, 0))
+				bad++;
+			else
+				m |= 1 << i;
+		}
+		if (m != 7)
+			bad++;
+	}
+	is_int(bad, 0, "each fire ranks the three nodes 0, 1 and 2");
 
 	/* A node that may not claim is never preferred. */
 	nodes(3, NULL, able);
@@ -221,6 +266,7 @@ main(void)
 {
 	log_init("gate", 1);
 	test_verdict();
+	test_renewed();
 	test_preferred();
 	return (tap_done());
 }

@@ -885,6 +885,7 @@ test_batch(struct store *a, struct store *b)
 	const char		*hids[4];
 	unsigned char		 wa[NB], wb[NB];
 	size_t			 i, k, na, nb, both = 0, none = 0;
+	int64_t			 q;
 	int			 won, agree = 1, rc;
 
 	memset(j, 0, sizeof(j));
@@ -904,6 +905,24 @@ test_batch(struct store *a, struct store *b)
 		if (wa[i] == 2)
 			k++;
 	is_int(k, NB - 100, "the jobs not reached are said still free (2)");
+	ok(store_claim_free(b, ids, NB, 600, wb, &err) == 0,
+	    "B reads which jobs are still free at that instant");
+	for (i = 0, k = 0; i < NB; i++)
+		if (wb[i] != (wa[i] != 1))
+			k++;
+	is_int(k, 0, "free: those A did not claim, and only those");
+	hids[0] = "nodeA";
+	hids[1] = "nodeZ";
+	ok(store_holds_shared(a, hids, 1, &rc, &err) == 0 && rc == 1,
+	    "a node alone holds its own jobs");
+	ok(store_holds_shared(a, hids, 2, &rc, &err) == 0 && rc == 0,
+	    "a node that holds none of them: not shared");
+	if (store_statements(a, &q, &err) == 0)
+		ok(q > 0, "the server counts statements (%lld)",
+		    (long long)q);
+	else
+		ok(strstr(err.se_msg, "counts no statements") != NULL,
+		    "no server, no count: %s", err.se_msg);
 	rc = store_claim_batch(b, ids, NB, 600, 1000, wb, &nb, &err);
 	ok(rc == 0 && nb == NB - 100, "B batch-claims the other %d (%zu)",
 	    NB - 100, nb);
