@@ -267,7 +267,7 @@ void	 gate_owe(int);
 void	 gate_pass(void);
 int	 gate_kicked(void);
 int	 gate_kick_pending(void);
-void	 gate_beat(int64_t);
+void	 gate_beat(int64_t, int64_t);
 int64_t	 gate_beat_sent(void);
 void	 gate_drain(int, size_t);
 void	 gate_skew(int64_t);

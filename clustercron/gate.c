@@ -165,7 +165,7 @@ gate_kick_pending(void)
 
 /*
  * A heartbeat renewed the lease; it was sent at the monotonic instant
- * sent.  A fence said before is lifted.
+ * sent and its answer came at answered.  A fence said before is lifted.
  *
  * The renewals make a chain while each is answered before the lease it
  * renews has run out: the store stamped it then at the latest, and no
@@ -175,10 +175,10 @@ gate_kick_pending(void)
  * was sent (gate_renewed()).
  */
 void
-gate_beat(int64_t sent)
+gate_beat(int64_t sent, int64_t answered)
 {
 	if (G.g_beat == 0 || G.g_chain == 0 ||
-	    clock_mono() >= gate_lease_until(&G))
+	    answered >= gate_lease_until(&G))
 		G.g_chain = sent;
 	G.g_beat = sent;
 	if (G.g_fenced)

@@ -137,6 +137,7 @@ struct beat {
 	/* The thread's. */
 	uint64_t	 b_tries;	/* attempts over, withheld ones too */
 	int64_t		 b_sent;	/* the last renewal, sent (mono) */
+	int64_t		 b_answered;	/* ... and answered (mono) */
 	int64_t		 b_ok_since;	/* renewing without a break since */
 	int64_t		 b_skew;
 	int		 b_drained;
@@ -215,18 +216,21 @@ node_start(struct tick *tk)
 	struct store_error	 se;
 	pthread_condattr_t	 ca;
 	sigset_t		 all, old;
-	int64_t			 skew;
+	int64_t			 skew, sent;
 	int			 drained, e;
 
 	if (D.d_st == NULL)
 		return;
 	if (!D.d_mysql) {
 		tick_read(tk);
+		sent = tk->tk_mono;
 		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
 		    &skew, &drained, &se) == -1)
 			gate_store_failed("recording the node", &se);
-		else
-			gate_beat(tk->tk_mono);
+		else {
+			tick_read(tk);
+			gate_beat(sent, tk->tk_mono);
+		}
 		orphans_find(D.d_st, tk);
 		/* No heartbeat to look again: what lives stays running. */
 		free(orphans);
@@ -307,7 +311,8 @@ beat_attempt(int locked)
 	static int64_t		 rtt, last_sent;
 	struct store_node	*nodes = NULL;
 	struct store_error	 se;
-	int64_t			 sent = 0, skew = 0, store_ms = 0, m0, wall;
+	int64_t			 sent = 0, answered = 0, skew = 0, store_ms = 0;
+	int64_t			 m0, wall;
 	size_t			 n = 0;
 	int			 running = B.b_running, drained = 0, r = -1;
 
@@ -323,7 +328,8 @@ beat_attempt(int locked)
 		goto out;
 	sent = m0;
 	tick_read(&beat_tk);
-	rtt = beat_tk.tk_mono - m0;
+	answered = beat_tk.tk_mono;
+	rtt = answered - m0;
 	if (store_nodes_list(hb, &nodes, &n, &se) == -1 ||
 	    store_now(hb, &store_ms, &se) == -1)
 		goto out;
@@ -336,6 +342,7 @@ out:
 		if (last_sent != 0 && sent - last_sent > B.b_late)
 			B.b_late = sent - last_sent;
 		B.b_sent = last_sent = sent;
+		B.b_answered = answered;
 		if (B.b_ok_since == 0)
 			B.b_ok_since = sent;
 	} else
@@ -417,7 +424,8 @@ beat_take(struct tick *tk)
 	struct store_error	 se;
 	size_t			 n = 0;
 	uint64_t		 tries;
-	int64_t			 sent, skew, store_ms, late, stuck, ok_since;
+	int64_t			 sent, answered, skew, store_ms, late, stuck;
+	int64_t			 ok_since;
 	int			 failed, drained, fresh;
 	char			 err[STORE_MSGLEN];
 
@@ -426,6 +434,7 @@ beat_take(struct tick *tk)
 	tries = B.b_tries;
 	fresh = tries != beat_seen;
 	sent = B.b_sent;
+	answered = B.b_answered;
 	skew = B.b_skew;
 	drained = B.b_drained;
 	failed = B.b_failed;
@@ -465,7 +474,7 @@ beat_take(struct tick *tk)
 		    D.d_conf.c_node_timeout_ms ? ", past node-timeout: "
 		    "runs of this node may have been marked lost" : "");
 	if (sent != 0 && sent != gate_beat_sent())
-		gate_beat(sent);
+		gate_beat(sent, answered);
 	if (failed) {
 		if (!beat_failed && stuck == 0)
 			log_warnx("(CRON) HEARTBEAT (%s)", err);
@@ -553,7 +562,7 @@ node_beat_now(struct tick *tk)
 {
 	struct store_error	 se;
 	uint64_t		 tries;
-	int64_t			 skew;
+	int64_t			 skew, sent;
 	int			 drained;
 
 	if (!D.d_mysql)
@@ -569,8 +578,11 @@ node_beat_now(struct tick *tk)
 			return;
 		beat_asked = tk->tk_mono;
 		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
-		    &skew, &drained, &se) == 0)
-			gate_beat(tk->tk_mono);
+		    &skew, &drained, &se) == 0) {
+			sent = beat_asked;
+			tick_read(tk);
+			gate_beat(sent, tk->tk_mono);
+		}
 		return;
 	}
 	beat_take(tk);

@@ -437,15 +437,20 @@ test_fence(void)
 	tb = load("fence", "CLUSTERCRON_SECONDS=yes\n* * * * * * true fence\n");
 	id_of(tb, "true fence", id);
 	sent = fake_mono + 1;
-	gate_beat(sent);
+	gate_beat(sent, sent);
 	edge = sent + D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms;
-	turn(t, edge - 1 - fake_mono);
+	/*
+	 * Claims are made only while the lease left lets the node start
+	 * them (claim.c's pace: half of what is left past a margin of
+	 * 500 ms, at 50 starts a second at first): 600 ms before its end.
+	 */
+	turn(t, edge - 600 - fake_mono);
 	settle();
 	is_int(runs(id, s, RUN_FINISHED), 1,
-	    "a millisecond before the lease's end: claimed and run");
+	    "600 ms before the lease's end: claimed and run");
 	/* At the edge; the heartbeat tried at once fails. */
 	store_fault_set("beat.before", 1, STORE_FAULT_FAIL);
-	turn(t + 1000, 1);
+	turn(t + 1000, 600);
 	ok(store_fault_hits() == 1, "a heartbeat tried at once, and failed");
 	ok(count(FSM(FS_DROPPED)) == 1 && proc_count() == 0,
 	    "at the lease's end: nothing claimed, the fire kept");
@@ -455,7 +460,7 @@ test_fence(void)
 		exit(99);
 	ok(!won, "no claim in the store");
 	/* Renewed: the kept fire is settled, by its misfire policy. */
-	gate_beat(fake_mono + 500);
+	gate_beat(fake_mono + 500, fake_mono + 500);
 	turn(t + 2000, 500);
 	settle();
 	ok(count(FSM(FS_DROPPED)) == 0 && logged("(CRON) FENCED (lifted)"),

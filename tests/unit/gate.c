@@ -49,7 +49,7 @@ test_verdict(void)
 	gate_free();
 	is_int(gate_check(sent), GATE_FENCED, "no heartbeat yet: fenced");
 	is_int(gate_lease_until(gate_state()), 1, "no lease yet: long past");
-	gate_beat(sent);
+	gate_beat(sent, sent);
 	edge = sent + D.d_conf.c_node_timeout_ms - D.d_conf.c_heartbeat_ms;
 	is_int(gate_lease_until(gate_state()), edge,
 	    "the lease ends node-timeout less heartbeat-interval after the "
@@ -58,7 +58,7 @@ test_verdict(void)
 	    "lease's end: claim");
 	is_int(gate_check(edge), GATE_FENCED, "at its end: fenced");
 	gate_fenced(edge);
-	gate_beat(edge + 10);
+	gate_beat(edge + 10, edge + 10);
 	is_int(gate_check(edge + 10), GATE_CLAIM, "renewed: claim again");
 
 	/* SQLite: one node, no lease. */
@@ -67,7 +67,7 @@ test_verdict(void)
 	is_int(gate_check(10), GATE_CLAIM, "SQLite: no lease to run out");
 	is_int(gate_lease_until(gate_state()), 0, "nor an end to it");
 	D.d_mysql = 1;
-	gate_beat(sent);
+	gate_beat(sent, sent);
 
 	/* Drain and skew leave the claims to the others. */
 	gate_drain(1, 0);
@@ -142,7 +142,7 @@ nodes(size_t n, const int *load, const int *able)
 
 /*
  * A chain of renewals, each answered before the lease it renews ran
- * out (the clock is the real one here: gate_beat() reads it).
+ * out.
  */
 static void
 test_renewed(void)
@@ -155,16 +155,16 @@ test_renewed(void)
 	g = gate_state();
 	ok(!gate_renewed(g, now), "no heartbeat yet: nothing renewed");
 	b1 = now - 2000;
-	gate_beat(b1);
+	gate_beat(b1, b1 + 5);
 	b2 = now - 1000;
-	gate_beat(b2);
+	gate_beat(b2, b2 + 5);
 	ok(gate_renewed(g, b1) && gate_renewed(g, b2),
 	    "renewed in time: a claim under the first lease still holds");
 	ok(!gate_renewed(g, b2 + 1), "not a lease that was never renewed");
 	gate_free();
 	settings();
-	gate_beat(now - 9000);
-	gate_beat(now);
+	gate_beat(now - 9000, now - 8995);
+	gate_beat(now, now + 5);
 	ok(!gate_renewed(g, now - 9000) && gate_renewed(g, now),
 	    "answered after its lease ran out: the chain starts again");
 }
