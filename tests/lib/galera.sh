@@ -232,8 +232,12 @@ gal_init()
 	# which the servers do not inherit, until the test exits.
 	if command -v flock >/dev/null 2>&1; then
 		exec 9>"${TMPDIR:-/tmp}/clustercron-galera.lock"
+		_w0=$(date +%s)
 		flock -w "${GAL_QUEUE:-1800}" 9 ||
 		    mdb_skip "another test held the Galera lock too long"
+		# (So that a test's time can be told from its wait.)
+		echo "gal_init: waited $(($(date +%s) - _w0)) s for the" \
+		    "Galera lock"
 	fi
 	T=$(mktemp -d "${TMPDIR:-/tmp}/ccgal.XXXXXX") || exit 99
 	trap gal_cleanup EXIT
