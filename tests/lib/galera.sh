@@ -49,9 +49,10 @@
 #			together;
 #			GAL_TOOK is the time from the first start to three
 #			nodes Synced, GAL_BOOT the node bootstrapped,
-#			GAL_SEQNOS the seqnos the nodes held; GAL_DOWN
-#			(gal_now) is when the last primary component
-#			began to go, GAL_START when the bootstrap began,
+#			GAL_SEQNOS the seqnos the nodes held; GAL_BEGIN
+#			(gal_now) is when it began, GAL_DOWN when the
+#			last primary component began to go, GAL_START
+#			when the bootstrap began,
 #			GAL_UP when the bootstrapped node was seen Synced
 #			and primary again, GAL_WHOLE when all were
 #	gal_state N	print node N's "ready local_state comment
@@ -623,6 +624,7 @@ gal_root()
 # the node with the highest seqno.
 gal_restart()
 {
+	GAL_BEGIN=$(gal_now)
 	case $1 in
 	clean)
 		_i=$GAL_N
