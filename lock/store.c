@@ -564,6 +564,9 @@ store_open(const struct store_config *cf, struct store **out,
 	if ((st->s_mysql_group = strdup(cf->sc_mysql_group != NULL ?
 	    cf->sc_mysql_group : "client")) == NULL)
 		goto nomem;
+	/* Servers the option files list, when the URL names none. */
+	if (st->s_ops == &store_mysql_ops && lk_optfile_hosts(st, err) == -1)
+		goto fail;
 	st->s_connect_timeout = cf->sc_connect_timeout != 0 ?
 	    cf->sc_connect_timeout : 5;
 	st->s_read_timeout = cf->sc_read_timeout != 0 ?

@@ -410,6 +410,14 @@ int	 lk_connect(struct store *, struct store_error *);
  * with a fatal error naming the file and what is wrong with it.
  */
 int	 lk_optfile_check(struct store *, struct store_error *);
+/*
+ * lk_optfile_hosts() takes the store's servers from the option files
+ * when the URL names none (and no socket): the last "host" setting the
+ * library would read, when it lists several servers as a URL does.  0
+ * (s_hosts filled, or left empty when the setting names one server or
+ * none), or -1 with a fatal error naming the file.
+ */
+int	 lk_optfile_hosts(struct store *, struct store_error *);
 void	 lk_lost(struct store *);
 int	 lk_exec(struct store *, const char *, enum stmt, size_t,
 	    const struct sval *, size_t, store_row_fn, void *, int64_t *,
@@ -471,6 +479,14 @@ void	 lk_atjobs_free(void *, size_t);
 
 /* store_url.c: the store takes the URL's parts over. */
 int	 lk_url_take(struct store *, const char *, struct store_error *);
+/*
+ * lk_hosts_parse() reads "host[:port]" items separated by commas, none
+ * empty, from p up to end, into hosts (allocated, the caller's) and
+ * ports (0 where none is given), *n of them: 0, or -1 when malformed,
+ * -2 out of memory, -3 more than STORE_MAXHOSTS (then nothing is kept).
+ */
+int	 lk_hosts_parse(const char *, const char *, char **, unsigned int *,
+	    size_t *);
 
 /* store_schema.c: create or migrate the schema to a version. */
 int	 lk_schema_setup(struct store *, int, struct store_error *);

@@ -34,6 +34,10 @@
  * Keys and group names are matched loosely (any case, blanks trimmed),
  * which may call a file secret that the library reads no password
  * from, never the reverse.  The files' bytes are wiped once read.
+ *
+ * Servers.  The same walk finds the last "host" the library would read;
+ * when it lists several servers (a Galera cluster's), the store takes
+ * them as it takes a URL's list (lk_optfile_hosts()).
  */
 
 #include <sys/stat.h>
@@ -60,6 +64,8 @@
 struct optwalk {
 	const char		*ow_group;
 	struct store_error	*ow_err;
+	char			*ow_host;	/* the last "host" read */
+	char			*ow_host_file;	/* and the file it is in */
 };
 
 static int	 opt_file(struct optwalk *, const char *, const char *,
@@ -72,6 +78,8 @@ static int	 opt_fail(struct optwalk *, const char *, const char *,
 static int	 opt_secret(const char *, size_t);
 static int	 opt_group(const struct optwalk *, const char *, size_t);
 static char	*opt_trim(char *);
+static int	 opt_host(struct optwalk *, const char *, char *);
+static int	 opt_walk(struct store *, struct optwalk *);
 
 /* A refusal naming the file, and the file that included it. */
 static int
@@ -145,6 +153,31 @@ opt_trim(char *s)
 	return (s);
 }
 
+/*
+ * Keep a "host" value (blanks and one pair of quotes around it taken
+ * off) read in path, in place of any read before it, as the library
+ * does.  -1 out of memory.
+ */
+static int
+opt_host(struct optwalk *w, const char *path, char *v)
+{
+	size_t	 n;
+
+	v = opt_trim(v);
+	n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
+	}
+	free(w->ow_host);
+	free(w->ow_host_file);
+	w->ow_host = strdup(v);
+	w->ow_host_file = strdup(path);
+	if (w->ow_host == NULL || w->ow_host_file == NULL)
+		return (-1);
+	return (0);
+}
+
 /* One file: checked, then its lines read for passwords and includes. */
 static int
 opt_file(struct optwalk *w, const char *path, const char *from,
@@ -152,8 +185,8 @@ opt_file(struct optwalk *w, const char *path, const char *from,
 {
 	struct stat	 sb;
 	char		 why[PATH_MAX + 200];
-	char		*buf = NULL, *line, *next, *p, *key;
-	size_t		 len;
+	char		*buf = NULL, *line, *next, *p, *key, *value;
+	size_t		 len, klen;
 	int		 fd, secret = 0, reading = 0, ret = -1;
 
 	if (depth > OPT_DEPTH)
@@ -226,10 +259,17 @@ opt_file(struct optwalk *w, const char *path, const char *from,
 		if (!reading)
 			continue;
 		/* "key = value" or a bare "key". */
-		p[strcspn(p, "=")] = '\0';
+		klen = strcspn(p, "=");
+		value = p[klen] == '=' ? p + klen + 1 : NULL;
+		p[klen] = '\0';
 		key = opt_trim(p);
 		if (opt_secret(key, strlen(key)))
 			secret = 1;
+		if (value != NULL && strcasecmp(key, "host") == 0 &&
+		    opt_host(w, path, value) == -1) {
+			lk_nomem(w->ow_err);
+			goto out;
+		}
 	}
 	if (secret && (sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
 		opt_fail(w, path, from, "holds a password but is readable by "
@@ -281,34 +321,93 @@ opt_dir(struct optwalk *w, const char *dir, const char *from,
 	return (ret);
 }
 
-int
-lk_optfile_check(struct store *st, struct store_error *err)
+/* Every file the library would read for st, in its order. */
+static int
+opt_walk(struct store *st, struct optwalk *w)
 {
-	struct optwalk	 w;
 	const char	*home;
 	char		 path[PATH_MAX];
 
-	w.ow_group = st->s_mysql_group != NULL ? st->s_mysql_group : "client";
-	w.ow_err = err;
 	if (st->s_mysql_file != NULL)
-		return (opt_file(&w, st->s_mysql_file, NULL, 0));
+		return (opt_file(w, st->s_mysql_file, NULL, 0));
 	if (access("/etc/my.cnf", R_OK) == 0 &&
-	    opt_file(&w, "/etc/my.cnf", NULL, 0) == -1)
+	    opt_file(w, "/etc/my.cnf", NULL, 0) == -1)
 		return (-1);
 	if (access("/etc/mysql/my.cnf", R_OK) == 0 &&
-	    opt_file(&w, "/etc/mysql/my.cnf", NULL, 0) == -1)
+	    opt_file(w, "/etc/mysql/my.cnf", NULL, 0) == -1)
 		return (-1);
 	if ((home = getenv("MARIADB_HOME")) == NULL)
 		home = getenv("MYSQL_HOME");
 	if (home != NULL && *home != '\0' &&
 	    (size_t)snprintf(path, sizeof(path), "%s/my.cnf", home) <
 	    sizeof(path) && access(path, R_OK) == 0 &&
-	    opt_file(&w, path, NULL, 0) == -1)
+	    opt_file(w, path, NULL, 0) == -1)
 		return (-1);
 	if ((home = getenv("HOME")) != NULL && *home != '\0' &&
 	    (size_t)snprintf(path, sizeof(path), "%s/.my.cnf", home) <
 	    sizeof(path) && access(path, R_OK) == 0 &&
-	    opt_file(&w, path, NULL, 0) == -1)
+	    opt_file(w, path, NULL, 0) == -1)
 		return (-1);
 	return (0);
+}
+
+int
+lk_optfile_check(struct store *st, struct store_error *err)
+{
+	struct optwalk	 w;
+	int		 r;
+
+	memset(&w, 0, sizeof(w));
+	w.ow_group = st->s_mysql_group != NULL ? st->s_mysql_group : "client";
+	w.ow_err = err;
+	r = opt_walk(st, &w);
+	free(w.ow_host);
+	free(w.ow_host_file);
+	return (r);
+}
+
+/*
+ * Servers from the option files.  A "host" the library reads names one
+ * server, and the library connects there itself; one that lists
+ * several, "host[:port],host[:port]...", is taken here as a URL's list
+ * would be (the library never sees it: the store names the server at
+ * each connection).  Read once, when the store is opened.
+ */
+int
+lk_optfile_hosts(struct store *st, struct store_error *err)
+{
+	struct optwalk	 w;
+	int		 r;
+
+	if (st->s_nhosts > 0 || st->s_socket != NULL)
+		return (0);
+	memset(&w, 0, sizeof(w));
+	w.ow_group = st->s_mysql_group != NULL ? st->s_mysql_group : "client";
+	w.ow_err = err;
+	if ((r = opt_walk(st, &w)) == 0 && w.ow_host != NULL &&
+	    strchr(w.ow_host, ',') != NULL) {
+		switch (lk_hosts_parse(w.ow_host, w.ow_host + strlen(w.ow_host),
+		    st->s_hosts, st->s_ports, &st->s_nhosts)) {
+		case 0:
+			break;
+		case -2:
+			r = lk_nomem(err);
+			break;
+		case -3:
+			store_seterr(err, STORE_FATAL, SE_OTHER, 0, "option "
+			    "file %s: host: more than %d servers",
+			    w.ow_host_file, STORE_MAXHOSTS);
+			r = -1;
+			break;
+		default:
+			store_seterr(err, STORE_FATAL, SE_OTHER, 0, "option "
+			    "file %s: host \"%s\": expected HOST[:PORT],"
+			    "HOST[:PORT]...", w.ow_host_file, w.ow_host);
+			r = -1;
+			break;
+		}
+	}
+	free(w.ow_host);
+	free(w.ow_host_file);
+	return (r);
 }

@@ -119,48 +119,70 @@ fail:
 
 /*
  * The servers of a MySQL URL, from p up to end: none (the option file
- * says), or "host[:port]" items separated by commas, none empty.
- * Returns 0, -1 when malformed, -2 out of memory, -3 too many.
+ * says), or a list for lk_hosts_parse().  Returns 0, -1 when malformed,
+ * -2 out of memory, -3 too many.
  */
 static int
 url_hosts(const char *p, const char *end, struct store_url *su)
 {
-	const char	*comma, *colon, *errstr;
-	char		 port[8];
-	size_t		 hl;
+	int	 r;
 
 	if (p == end)
 		return (0);
-	for (;;) {
-		if ((comma = memchr(p, ',', end - p)) == NULL)
-			comma = end;
-		if (su->su_nhosts == STORE_MAXHOSTS)
-			return (-3);
-		hl = comma - p;
-		if ((colon = memchr(p, ':', hl)) != NULL) {
-			if ((size_t)(comma - colon - 1) >= sizeof(port))
-				return (-1);
-			memcpy(port, colon + 1, comma - colon - 1);
-			port[comma - colon - 1] = '\0';
-			su->su_ports[su->su_nhosts] = strtonum(port, 1, 65535,
-			    &errstr);
-			if (errstr != NULL)
-				return (-1);
-			hl = colon - p;
-		}
-		if (hl == 0)
-			return (-1);
-		if ((su->su_hosts[su->su_nhosts] = lk_dupn(p, hl)) == NULL)
-			return (-2);
-		su->su_nhosts++;
-		if (comma == end)
-			break;
-		p = comma + 1;
-	}
+	if ((r = lk_hosts_parse(p, end, su->su_hosts, su->su_ports,
+	    &su->su_nhosts)) != 0)
+		return (r);
 	if ((su->su_host = strdup(su->su_hosts[0])) == NULL)
 		return (-2);
 	su->su_port = su->su_ports[0];
 	return (0);
+}
+
+int
+lk_hosts_parse(const char *p, const char *end, char **hosts,
+    unsigned int *ports, size_t *n)
+{
+	const char	*comma, *colon, *errstr;
+	char		 port[8];
+	size_t		 hl;
+	int		 r = -1;
+
+	*n = 0;
+	for (;;) {
+		if ((comma = memchr(p, ',', end - p)) == NULL)
+			comma = end;
+		if (*n == STORE_MAXHOSTS) {
+			r = -3;
+			goto fail;
+		}
+		hl = comma - p;
+		ports[*n] = 0;
+		if ((colon = memchr(p, ':', hl)) != NULL) {
+			if ((size_t)(comma - colon - 1) >= sizeof(port))
+				goto fail;
+			memcpy(port, colon + 1, comma - colon - 1);
+			port[comma - colon - 1] = '\0';
+			ports[*n] = strtonum(port, 1, 65535, &errstr);
+			if (errstr != NULL)
+				goto fail;
+			hl = colon - p;
+		}
+		if (hl == 0)
+			goto fail;
+		if ((hosts[*n] = lk_dupn(p, hl)) == NULL) {
+			r = -2;
+			goto fail;
+		}
+		(*n)++;
+		if (comma == end)
+			break;
+		p = comma + 1;
+	}
+	return (0);
+fail:
+	while (*n > 0)
+		free(hosts[--*n]);
+	return (r);
 }
 
 /*

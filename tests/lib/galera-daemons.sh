@@ -10,7 +10,9 @@
 # cluster, sets up daemons d1, d2 and d3, daemon dN's store URL naming
 # database node N first and the others after it (url_of N), each
 # running two every-second cluster jobs that append "fire node stamp"
-# to $O/a and $O/b, starts them and waits for their first fires.  The
+# to $O/a and $O/b, starts them and waits for their first fires.
+# Daemon d3 finds its list of servers in its option file instead
+# ($T/d3.cnf: "host" in its group clustercron, the URL naming none).  The
 # daemons are killed, and their logs checked for sanitizer reports,
 # before the cluster goes.
 
@@ -58,14 +60,23 @@ chmod 777 "$O"
 # cluster stall while it drops a node (about 3.5 s with this harness's
 # group timeouts) and a daemon on a frozen node waits out its read
 # timeout (8 s with several servers) before moving on.
+# d3's option file: the credentials, and its servers in its own group.
+(umask 077 && { cat "$GAL_CNF"; echo "[clustercron]"
+    url_of 3 | sed 's|^mysql://\(.*\)/cctest$|host = \1|'; } >"$T/d3.cnf")
 for i in 1 2 3; do
 	STORE=$(url_of $i)
+	group=client
+	if [ $i = 3 ]; then
+		STORE=mysql:///cctest MYSQL_FILE=$T/d3.cnf group=clustercron
+	fi
 	dmn_setup d$i <<EOF
 heartbeat-interval = 1s
 node-timeout = 12s
 store-retry-interval = 1s
 claim-defer-ms = 100
+mysql-group = $group
 EOF
+	MYSQL_FILE=$GAL_CNF
 	cat >"$T/d$i/crontab" <<EOF
 CLUSTERCRON_SECONDS=yes
 MAILTO=""

@@ -35,16 +35,26 @@
 #	gal_stop N	stop node N cleanly (SIGTERM) and wait for it
 #	gal_kill N	kill -9 node N (no clean shutdown) and reap it
 #	gal_pause N	SIGSTOP node N; gal_resume N sends SIGCONT
+#	gal_isolate N	cut node N off from the others' group traffic
+#			(gmcast.isolate=1), its process alive: they drop
+#			it and it is a non-primary component of one, until
+#			gal_unisolate N lets it back
 #	gal_rejoin N	start a node that was stopped or killed and wait
 #			until it is Synced; GAL_TOOK says in how many ms
 #	gal_restart MODE	stop the whole cluster (MODE clean: SIGTERM,
 #			node 3 first; crash: kill -9 all at once), then
 #			bootstrap it again from the most advanced node
 #			(grastate.dat, or --wsrep-recover after a crash,
-#			marked safe_to_bootstrap) and start the others;
+#			marked safe_to_bootstrap) and start the others
+#			together;
 #			GAL_TOOK is the time from the first start to three
 #			nodes Synced, GAL_BOOT the node bootstrapped,
-#			GAL_SEQNOS the seqnos the nodes held
+#			GAL_SEQNOS the seqnos the nodes held; GAL_BEGIN
+#			(gal_now) is when it began, GAL_DOWN when the
+#			last primary component began to go, GAL_START
+#			when the bootstrap began,
+#			GAL_UP when the bootstrapped node was seen Synced
+#			and primary again, GAL_WHOLE when all were
 #	gal_state N	print node N's "ready local_state comment
 #			cluster_status cluster_size", or "down"
 #	gal_status N VAR	print one global status variable of node N
@@ -223,8 +233,12 @@ gal_init()
 	# which the servers do not inherit, until the test exits.
 	if command -v flock >/dev/null 2>&1; then
 		exec 9>"${TMPDIR:-/tmp}/clustercron-galera.lock"
+		_w0=$(date +%s)
 		flock -w "${GAL_QUEUE:-1800}" 9 ||
 		    mdb_skip "another test held the Galera lock too long"
+		# (So that a test's time can be told from its wait.)
+		echo "gal_init: waited $(($(date +%s) - _w0)) s for the" \
+		    "Galera lock"
 	fi
 	T=$(mktemp -d "${TMPDIR:-/tmp}/ccgal.XXXXXX") || exit 99
 	trap gal_cleanup EXIT
@@ -378,7 +392,9 @@ gal_start()
 	shift
 	case $_n in
 	p*)	_pos= ;;
-	*)	_pos=$(gal_position "$_n") ;;
+	*)	eval "_pos=\${GAL_KNOWN_$_n:-}"
+		eval "GAL_KNOWN_$_n="
+		[ -n "$_pos" ] || _pos=$(gal_position "$_n") ;;
 	esac
 	case $_pos in
 	*:-1|"")
@@ -573,6 +589,16 @@ gal_resume()
 	kill -CONT "$(gal_pid "$1")"
 }
 
+gal_isolate()
+{
+	gal_root "$1" "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'"
+}
+
+gal_unisolate()
+{
+	gal_root "$1" "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'"
+}
+
 gal_rejoin()
 {
 	_t0=$(gal_now)
@@ -598,15 +624,19 @@ gal_root()
 # the node with the highest seqno.
 gal_restart()
 {
+	GAL_BEGIN=$(gal_now)
 	case $1 in
 	clean)
 		_i=$GAL_N
 		while [ $_i -ge 1 ]; do
+			# (The last node left alone stays primary.)
+			[ $_i -ne 1 ] || GAL_DOWN=$(gal_now)
 			gal_stop $_i
 			_i=$((_i - 1))
 		done
 		;;
 	crash)
+		GAL_DOWN=$(gal_now)
 		_i=1
 		while [ $_i -le $GAL_N ]; do
 			kill -9 "$(gal_pid $_i)" 2>/dev/null
@@ -627,7 +657,11 @@ gal_restart()
 	_i=1
 	GAL_SEQNOS=
 	while [ $_i -le $GAL_N ]; do
-		_s=$(gal_seqno $_i)
+		# (Kept for gal_start, so that a crashed node's position is
+		# recovered once.)
+		_pos=$(gal_position $_i)
+		eval "GAL_KNOWN_$_i=\$_pos"
+		_s=$(echo "${_pos##*:}" | grep -x -- '-*[0-9][0-9]*' || echo -1)
 		GAL_SEQNOS="$GAL_SEQNOS${GAL_SEQNOS:+ }$_s"
 		if [ "$_s" -gt "$_top" ]; then
 			_top=$_s
@@ -639,18 +673,25 @@ gal_restart()
 	sed -i 's/^safe_to_bootstrap:.*/safe_to_bootstrap: 1/' \
 	    "$T/n$_best/data/grastate.dat"
 	_t0=$(gal_now)
+	GAL_START=$_t0
 	gal_start $_best --wsrep-new-cluster
 	gal_synced $_best
+	GAL_UP=$(gal_now)
+	# The others together: each catches up by IST (a donor busy with
+	# one makes the other ask again a second later).
 	_i=1
 	while [ $_i -le $GAL_N ]; do
-		if [ $_i -ne $_best ]; then
-			gal_start $_i
-			gal_synced $_i
-		fi
+		[ $_i -eq $_best ] || gal_start $_i
+		_i=$((_i + 1))
+	done
+	_i=1
+	while [ $_i -le $GAL_N ]; do
+		[ $_i -eq $_best ] || gal_synced $_i
 		_i=$((_i + 1))
 	done
 	gal_size $_best $GAL_N
-	GAL_TOOK=$(($(gal_now) - _t0))
+	GAL_WHOLE=$(gal_now)
+	GAL_TOOK=$((GAL_WHOLE - _t0))
 }
 
 gal_skip_garbd()

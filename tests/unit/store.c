@@ -35,6 +35,9 @@ static void	 mkid(char *, size_t, const char *, int);
 static void	 test_open(void);
 static void	 test_optfiles(void);
 static void	 optfile(const char *, const char *, mode_t);
+static void	 test_opthosts(void);
+static void	 hostcase(const char *, const char *, const char *,
+		    const char *, const char *);
 static void	 optcase(const char *, const char *, const char *,
 		    const char *);
 static void	 test_url(void);
@@ -329,6 +332,74 @@ test_optfiles(void)
 	    "holds a password");
 	unsetenv("MYSQL_HOME");
 	unlink(inc);
+}
+
+/*
+ * Open a store at url (on servers that refuse at once) with option file
+ * path, group clustercron: refused with a fatal message holding want
+ * (NULL: failing as lost, its message holding lost, or naming no
+ * server of several when lost is NULL).
+ */
+static void
+hostcase(const char *what, const char *url, const char *path,
+    const char *want, const char *lost)
+{
+	struct store_config	 cf;
+	struct store_error	 err;
+	struct store		*st;
+	int			 r;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_url = url;
+	cf.sc_mysql_file = path;
+	cf.sc_mysql_group = "clustercron";
+	r = store_open(&cf, &st, &err);
+	if (want != NULL)
+		ok(r == -1 && err.se_class == STORE_FATAL &&
+		    strstr(err.se_msg, want) != NULL, "%s: %s", what,
+		    err.se_msg);
+	else if (lost != NULL)
+		ok(r == -1 && err.se_lost && strstr(err.se_msg, lost) != NULL,
+		    "%s: %s", what, err.se_msg);
+	else
+		ok(r == -1 && err.se_lost && strstr(err.se_msg,
+		    " on 127.0.0.1:") == NULL, "%s: %s", what, err.se_msg);
+}
+
+/*
+ * The servers of a Galera cluster listed in the option file rather
+ * than the URL ("host" with commas, in a group the library reads): the
+ * store tries them in turn and names the one it failed on; the last
+ * setting read wins; a URL's own servers or socket come first; a
+ * malformed list is refused naming the file.
+ */
+static void
+test_opthosts(void)
+{
+	char	 path[200], want[400];
+
+	snprintf(path, sizeof(path), "%s/opt/hosts.cnf", tmpdir);
+	optfile(path, "[clustercron]\nhost = 127.0.0.1:1,127.0.0.1:2\n",
+	    0644);
+	hostcase("option file hosts: several servers tried", "mysql:///db",
+	    path, NULL, " on 127.0.0.1:");
+	optfile(path, "[client]\nhost = 127.0.0.1:1,127.0.0.1:2\n"
+	    "[clustercron]\nhost = \"127.0.0.1:3,127.0.0.1:4\"\n", 0644);
+	hostcase("option file hosts: the last setting read", "mysql:///db",
+	    path, NULL, "127.0.0.1:4");
+	optfile(path, "[clustercron]\nhost = 127.0.0.1:1,127.0.0.1:2\n",
+	    0644);
+	hostcase("option file hosts: the URL's server first",
+	    "mysql://127.0.0.1:5/db", path, NULL, NULL);
+	optfile(path, "[clustercron]\nhost = db1,,db2\n", 0644);
+	snprintf(want, sizeof(want), "option file %s: host \"db1,,db2\": "
+	    "expected HOST[:PORT],HOST[:PORT]...", path);
+	hostcase("option file hosts: an empty one refused", "mysql:///db",
+	    path, want, NULL);
+	optfile(path, "[clustercron]\nhost = db1:99999,db2\n", 0644);
+	hostcase("option file hosts: a bad port refused", "mysql:///db",
+	    path, "expected HOST[:PORT]", NULL);
+	unlink(path);
 }
 
 static void
@@ -3172,6 +3243,7 @@ main(void)
 	test_url();
 	test_open();
 	test_optfiles();
+	test_opthosts();
 	a = open_node(url1, "nodeA", 0);
 	b = open_node(url1, "nodeB", 0);
 	c = open_node(url1, "nodeC", 0);
