@@ -84,7 +84,7 @@ if build build main --enable-werror; then
 	# listing.
 	log "make distcheck"
 	slow='^tests/(daemon|cluster|compat)/|^tests/(admin|ctab-debian)'
-	slow="$slow|^tests/integration/galera-(cluster|race|daemons|storm)"
+	slow="$slow|^tests/integration/galera-(cluster|daemons|storm)"
 	quick=$(tests_ran | grep -Ev "$slow" | tr '\n' ' ')
 	(cd build && make -j"$jobs" distcheck TESTS="$quick" \
 	    DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1) ||
@@ -140,7 +140,7 @@ if build build-asan sanitizers --enable-werror --enable-sanitizers; then
 	# rules through a test program (tests/integration/sqlrace).
 	set --
 	[ -d build/tests ] && set -- TESTS="$(tests_ran |
-	    grep -Ev '^tests/(daemon/node-spread|compat/users|integration/galera-(cluster|race|daemons|storm))' |
+	    grep -Ev '^tests/(daemon/node-spread|compat/users|integration/galera-(cluster|daemons|storm))' |
 	    tr '\n' ' ')"
 	DMN_MODE=foreground \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0 \
