@@ -37,6 +37,14 @@
  * flags.  SIGHUP reloads every table; SIGCHLD reaps; SIGTERM and SIGINT
  * stop: stop_begin().
  *
+ * A store call blocked on a MariaDB server that stopped answering
+ * (frozen, cut off without a reset) would hold SIGTERM up until the
+ * connection's read timeout: a thread of its own, the stop watch,
+ * looks four times a second whether SIGTERM or SIGINT waits while the
+ * loop has begun no turn for STOP_WAIT_MS, and then gives the store up
+ * (store_abort()): the blocked call fails at once, as on a lost
+ * connection, and the loop comes back to its poll and stops.
+ *
  * A turn's work is bounded, so that the loop comes back to its poll,
  * and to its signals, within a fraction of a second whatever the load:
  * at most PROC_TURN runners started (proc.c) and RECORD_TURN runs
@@ -59,8 +67,10 @@
 #include <malloc.h>
 #include <paths.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +84,19 @@
 #include "tabsrv.h"
 
 #define FAR_FUTURE	7258118400LL		/* 2200-01-01 */
+#define STOP_LOOK_MS	250	/* the stop watch looks this often */
+#define STOP_WAIT_MS	500	/* ... for a loop away this long */
 
 struct daemon	 D;
 extern char	**environ;
 
 static volatile sig_atomic_t	 got_hup, got_term, got_chld;
+/* The stop watch's: the loop's last turn (mono ms), its store. */
+static atomic_llong		 turn_began;
+static _Atomic(struct store *)	 watched;
+static atomic_int		 watch_quit;
+static pthread_t		 watch_thread;
+static int			 watching;
 static struct pidfh		*pfh;
 static int			 log_elsewhere;	/* not on stderr */
 static int			 detached;	/* stderr: the parent */
@@ -126,12 +144,70 @@ static void	 ctab_serve(const struct pollfd *, size_t, struct tick *);
 static void	 ctab_changed(const char *, void *);
 static void	 ctab_expired(struct mtimer *, struct tick *);
 static void	 ctab_arm(void);
+static void	*watch_main(void *);
+static void	 watch_start(void);
+static void	 watch_stop(void);
 
 static void
 usage(void)
 {
 	usage_print(0);
 	exit(1);
+}
+
+/*
+ * The stop watch (MariaDB): a SIGTERM or SIGINT that waits while the
+ * loop is away gives the store up, once.  Signals stay the loop's: the
+ * thread blocks them all and only looks at what is pending.
+ */
+static void *
+watch_main(void *arg)
+{
+	struct timespec	 ts;
+	sigset_t	 pend;
+
+	(void)arg;
+	ts.tv_sec = 0;
+	ts.tv_nsec = STOP_LOOK_MS * 1000000L;
+	while (!atomic_load(&watch_quit)) {
+		(void)nanosleep(&ts, NULL);
+		if (sigpending(&pend) == -1 || (!sigismember(&pend, SIGTERM) &&
+		    !sigismember(&pend, SIGINT)))
+			continue;
+		if (clock_mono() - atomic_load(&turn_began) < STOP_WAIT_MS)
+			continue;
+		store_abort(atomic_load(&watched));
+		break;
+	}
+	return (NULL);
+}
+
+static void
+watch_start(void)
+{
+	sigset_t	 all, old;
+
+	if (D.d_backend != STORE_MYSQL)
+		return;
+	atomic_store(&turn_began, clock_mono());
+	atomic_store(&watched, D.d_st);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	watching = pthread_create(&watch_thread, NULL, watch_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!watching)
+		log_warnx("(CRON) ERROR (no stop watch: SIGTERM may wait for "
+		    "a store that does not answer)");
+}
+
+static void
+watch_stop(void)
+{
+	if (!watching)
+		return;
+	atomic_store(&watch_quit, 1);
+	(void)pthread_join(watch_thread, NULL);
+	watching = 0;
 }
 
 static void
@@ -426,6 +502,8 @@ loop(struct tick *tk)
 
 	for (;;) {
 		clock_turn(tk);
+		atomic_store(&turn_began, tk->tk_mono);
+		atomic_store(&watched, D.d_st);
 		node_turn(tk);
 		if (got_term) {
 			got_term = 0;
@@ -1159,7 +1237,9 @@ daemon_main(int argc, char **argv)
 	malloc_trim(0);
 
 	ready();
+	watch_start();
 	loop(&tk);
+	watch_stop();
 	if (proc_count() > 0)
 		log_info("(CRON) STOPPING (%zu jobs left to their runners)",
 		    proc_count());

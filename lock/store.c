@@ -42,6 +42,8 @@
  * it may still be used (store_mysql.c says what that means).
  */
 
+#include <sys/socket.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -355,6 +357,11 @@ lk_connect(struct store *st, struct store_error *err)
 
 	if (st->s_connected)
 		return (0);
+	if (atomic_load(&st->s_abort)) {
+		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
+		    "the store was given up (the daemon stops)");
+		return (-1);
+	}
 	now = clock_mono();
 	if (now < st->s_next_connect) {
 		store_seterr(err, STORE_TRANSIENT, SE_LOST, 0,
@@ -414,6 +421,25 @@ retry_pause(unsigned int tries)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * From another thread: every call from now on fails at once without
+ * waiting on the server, and the one blocked on it now, if any, fails
+ * as on a lost connection once its socket is shut down.  A socket
+ * closed and its number taken again meanwhile could be another's, but
+ * only the store opens sockets while the loop is in a store call.
+ */
+void
+store_abort(struct store *st)
+{
+	int	 fd;
+
+	if (st == NULL)
+		return;
+	atomic_store(&st->s_abort, 1);
+	if ((fd = atomic_load(&st->s_sock)) >= 0)
+		(void)shutdown(fd, SHUT_RDWR);
+}
+
 int
 lk_run(struct store *st, op_fn fn, void *arg, struct store_error *err)
 {
@@ -441,7 +467,7 @@ lk_run(struct store *st, op_fn fn, void *arg, struct store_error *err)
 			continue;
 		}
 		if (err->se_kind == SE_LOST && reconnects++ == 0 &&
-		    st->s_backoff == 0)
+		    st->s_backoff == 0 && !atomic_load(&st->s_abort))
 			continue;
 		return (-1);
 	}
@@ -541,6 +567,8 @@ store_open(const struct store_config *cf, struct store **out,
 	*out = NULL;
 	if ((st = calloc(1, sizeof(*st))) == NULL)
 		return (lk_nomem(err));
+	atomic_init(&st->s_sock, -1);
+	atomic_init(&st->s_abort, 0);
 	if (lk_url_take(st, cf->sc_url, err) == -1)
 		goto fail;
 	if (cf->sc_node != NULL && *cf->sc_node != '\0')

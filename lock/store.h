@@ -413,6 +413,15 @@ int	 store_holds_shared(struct store *, const char *const *, size_t, int *,
 int	 store_statements(struct store *, int64_t *, struct store_error *);
 
 /*
+ * store_abort() gives the store up, for a daemon that stops while a
+ * call may be blocked on a server that no longer answers: it is the one
+ * function another thread may call on a store in use.  The call blocked
+ * now (MariaDB: its socket is shut down) and every later one fail at
+ * once, as on a lost connection, and nothing reconnects.
+ */
+void	 store_abort(struct store *);
+
+/*
  * Runs.  A fire's life: claimed -> running -> finished | lost; or
  * claimed -> failed (the job could not be started); or a fire nobody
  * started: missed | skipped.  One row per (job, fire, attempt, node):

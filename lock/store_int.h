@@ -34,6 +34,7 @@
 #ifndef STORE_INT_H
 #define STORE_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -256,6 +257,13 @@ struct store {
 	const struct store_ops *s_ops;
 	void		*s_be;		/* the backend's state */
 	int		 s_connected;
+	/*
+	 * What store_abort(), from another thread, reads and writes: the
+	 * connection's socket (MariaDB, -1 for none) and whether the
+	 * store is given up.
+	 */
+	atomic_int	 s_sock;
+	atomic_int	 s_abort;
 	int		 s_in_trx;
 	/*
 	 * A statement of the open transaction failed: the server may have

@@ -748,6 +748,10 @@ my_connect_one(struct store *st, size_t k, int second, enum usable *u,
 		be->m = NULL;
 		return (-1);
 	}
+	/* What store_abort() shuts down, from here on (setup included). */
+	atomic_store(&st->s_sock, (int)mysql_get_socket(be->m));
+	if (atomic_load(&st->s_abort))
+		(void)shutdown(atomic_load(&st->s_sock), SHUT_RDWR);
 	wipe(be->m->options.password);
 	wipe(be->m->passwd);
 	for (q = setup; *q != NULL; q++)
@@ -1136,6 +1140,7 @@ my_disconnect(struct store *st)
 				be->stmts[i][j] = NULL;
 			}
 	be->last = NULL;
+	atomic_store(&st->s_sock, -1);
 	mysql_close(be->m);
 	be->m = NULL;
 }
