@@ -100,8 +100,10 @@ same "... and none of its fires is skipped or missed" \
 # Nor of the system table.
 same "none of the system table's fires is skipped" "$(ccs history |
     awk '$3 == 0' | grep -F -f "$T/sysjobs")" ""
-[ "$(ccs history | awk '$3 == 1' | grep -c -F -f "$T/sysjobs")" -ge 600 ] ||
-    fail "the system table's jobs did not run every second"
+# Ten seconds' worth at least, once recorded (the records of a turn go
+# in later turns: under the sanitizers they trail the runs).
+sysran() { [ "$(ccs history | awk '$3 == 1' | grep -c -F -f "$T/sysjobs")" -ge 600 ]; }
+wait_for 30 sysran || fail "the system table's jobs did not run every second"
 # One line for the administrator, not one per fire: the first at once,
 # then one a minute at most (the test takes well under two).
 contains "the log says the user hit the limit" "$(cat "$T/a.log")" \
