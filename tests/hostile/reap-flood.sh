@@ -19,6 +19,10 @@ needs runuser
 H=cchr$$
 dmn_useradd "$H" "$T/home/$H"
 
+# 200 jobs a second; a quarter of that under the sanitizers, whose
+# daemon cannot start so many (that stage looks for memory errors).
+N=200
+[ "$DMN_MODE" = foreground ] && N=50
 # The flood at full strength: no fire rate per user to thin it.
 echo "user-fire-rate = 0" | dmn_setup a
 dmn_start a
@@ -31,7 +35,7 @@ fds0=$(fds)
 	echo "CLUSTERCRON_SECONDS=yes"
 	echo 'MAILTO=""'
 	i=1
-	while [ $i -le 200 ]; do
+	while [ $i -le $N ]; do
 		echo "* * * * * * true $i"
 		i=$((i + 1))
 	done
@@ -51,7 +55,7 @@ done >"$T/zombies"
 good_end
 runuser -u "$H" -- env CTAB_SOCKET="$T/a/sock" "$CTAB" -r ||
     fail "the hostile table was not removed"
-good_check "200 jobs a second that end at once"
+good_check "$N jobs a second that end at once"
 
 echo "$(awk '{ print $2 }' "$T/zombies" | sort -u | wc -l) zombies seen" \
     "in $(awk '{ print $1 }' "$T/zombies" | sort -u | wc -l) samples"
@@ -80,7 +84,7 @@ fi
 nochild() { [ -z "$(ps -o pid= --ppid "$P" | head -1)" ]; }
 wait_for 30 nochild || fail "the daemon's children did not all end"
 back() { [ "$(fds)" -le "$fds0" ]; }
-wait_for 10 back
+wait_for 30 back
 same "the daemon's descriptors are as many as before the flood" \
     "$(fds)" "$fds0"
 finish
