@@ -4,7 +4,8 @@
 #
 # at-burst.sh: three daemons on one private MariaDB, 300 one-shot jobs
 # (at) due in the same second, half of them -L rerun; one node dies
-# (SIGKILL to the daemon and its jobs) while it runs its share.  Every
+# (SIGKILL to the daemon and its jobs) while it runs its share: the
+# first seen holding runs.  Every
 # attempt runs at most once in the cluster; every job the dead node did
 # not hold runs exactly once, on a live node; of those it held, a
 # -L mark job is failed and not run again, a -L rerun job runs again,
@@ -54,36 +55,50 @@ echo "submitted $N jobs by $(date +%s), due at $due ($(elapsed))"
 same "every job a number of its own" \
     "$(grep -c '^job [0-9]* at ' "$T/submit.err")" $N
 
-# n1 dies once the store shows runs of its in flight.
-n1runs() {
-	[ -n "$(run_rows 'node == "n1" && state == "running" && pid > 0')" ]
+# A node dies once the store shows runs of its in flight: the first of
+# n1, n2, n3 seen holding some (a loaded node may get none of the
+# burst).  V is the victim, L a node that lives.
+victim() {
+	for _n in n1 n2 n3; do
+		if [ -n "$(run_rows "node == \"$_n\" && state == \"running\" &&
+		    pid > 0")" ]; then
+			V=$_n
+			return 0
+		fi
+	done
+	return 1
 }
-wait_for 40 n1runs || fail "n1 ran none of the jobs"
-dmn_crash n1 || exit 1
-echo "n1 killed ($(elapsed))"
-held=$(run_rows 'node == "n1" && state == "running"' |
+wait_for 40 victim || fail "no node ran any of the jobs"
+case $V in
+n1) L=n2; LIVE="n2 n3" ;;
+n2) L=n1; LIVE="n1 n3" ;;
+*) L=n1; LIVE="n1 n2" ;;
+esac
+dmn_crash $V || exit 1
+echo "$V killed ($(elapsed))"
+held=$(run_rows "node == \"$V\" && state == \"running\"" |
     awk '{ sub(/^at:/, "", $1); print $1 }' | sort -n)
-echo "n1 held $(echo "$held" | wc -w) jobs"
+echo "$V held $(echo "$held" | wc -w) jobs"
 
 # Every job ends, done or failed.
-pending() { CTAB_SOCKET=$T/n2/sock "$T/bin/atq" | wc -l | tr -d ' '; }
+pending() { CTAB_SOCKET=$T/$L/sock "$T/bin/atq" | wc -l | tr -d ' '; }
 nopending() { [ "$(pending)" = 0 ]; }
 wait_for 90 nopending || fail "$(pending) jobs still pending"
 norun() { [ -z "$(run_rows 'state == "running"')" ]; }
 wait_for 20 norun || fail "runs still running: $(run_rows 'state == "running"')"
 
-CTAB_SOCKET=$T/n2/sock "$T/bin/atq" -a >"$T/atq"
+CTAB_SOCKET=$T/$L/sock "$T/bin/atq" -a >"$T/atq"
 # What each job did: its lines (number policy node attempt).
 sort -k1n "$O/ran" >"$T/ran"
 dups=$(awk '{ print $1, $4 }' "$T/ran" | sort | uniq -d)
 same "no attempt ran twice" "$dups" ""
-same "no job ran on n1 after it died, nor more than twice" \
+same "no job ran on $V after it died, nor more than twice" \
     "$(awk '{ c[$1]++ } END { for (j in c) if (c[j] > 2) print j }' "$T/ran")" ""
 # Per job: its lines, its state, its runs (attempt node state).  An
 # attempt that a node got to past the lease of its claim is recorded
 # as missed and the job is due again: such runs may come before the one
 # that ran, ran nothing, and take none of the job's retries (a rerun
-# job whose first attempt was missed so and whose second died with n1
+# job whose first attempt was missed so and whose second died with $V
 # is run again all the same).
 bad=
 i=1
@@ -107,18 +122,18 @@ while [ $i -le $N ]; do
 	if echo " $(echo $held) " | grep -q " $i "; then
 		first=$(printf '%s\n' "$ran" | head -n 1)
 		if [ $pol = mark ]; then
-			# Killed with n1, its end unknown: failed, not rerun.
+			# Killed with $V, its end unknown: failed, not rerun.
 			[ "$nl" -le 1 ] && [ "$st" = failed ] &&
-			    [ "${ran#* }" = "n1 lost" ] ||
+			    [ "${ran#* }" = "$V lost" ] ||
 			    bad="$bad $i(held,mark:$nl,$st,$runs)"
 		else
 			# Run again once, on a live node.
 			set -- $last
 			[ "$st" = done ] && [ "$nl" -le 2 ] &&
-			    [ "${first#* }" = "n1 lost" ] &&
+			    [ "${first#* }" = "$V lost" ] &&
 			    [ "$(printf '%s\n' "$ran" | wc -l)" = 2 ] &&
 			    [ "$3" = finished ] &&
-			    [ "$2" = n2 -o "$2" = n3 ] &&
+			    [ "$2" != "$V" ] &&
 			    printf '%s\n' "$lines" |
 			    awk -v a="$1" -v n="$2" '$4 == a && $3 == n' |
 			    grep -q . ||
@@ -135,9 +150,9 @@ while [ $i -le $N ]; do
 	i=$((i + 1))
 done
 same "each job ran as the rules say" "$bad" ""
-for n in n2 n3; do
+for n in $LIVE; do
 	echo "$n ran $(awk -v n=$n '$3 == n' "$T/ran" | wc -l) attempts"
 done
 
-dmn_alive n1 && dmn_crash n1
+dmn_alive $V && dmn_crash $V
 finish
