@@ -10,6 +10,7 @@
 # and the good user runs on time all along (tests/hostile/good.sh).
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 . "$top_srcdir/tests/hostile/good.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"

@@ -15,6 +15,7 @@
 # ones timed out, without a line for each.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"
 needs runuser

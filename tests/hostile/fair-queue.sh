@@ -16,6 +16,7 @@
 # every second exactly once.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"
 needs runuser

@@ -13,6 +13,7 @@
 # of /etc/cron.d run every second whatever the rate.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"
 needs runuser

@@ -13,6 +13,7 @@
 # node busy reloading must not be taken for dead by the other.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 . "$top_srcdir/tests/hostile/good.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"

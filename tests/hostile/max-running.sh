@@ -11,6 +11,7 @@
 # meanwhile, exactly once.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"
 needs runuser

@@ -12,6 +12,7 @@
 # job runs each second once, on time, all along (tests/hostile/good.sh).
 
 . "$top_srcdir/tests/daemon/lib.sh"
+flood_lock
 . "$top_srcdir/tests/hostile/good.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot make throwaway users"
