@@ -925,7 +925,6 @@ void	 claim_flush(struct tick *);
 void	 claim_recover(struct tick *);
 void	 claim_rerun(const char *, time_t, int, struct tick *);
 void	 claim_reboot(struct tick *);
-void	 claim_free(void);
 
 /*
  * atrun.c: one-shot jobs (at(1) for the cluster; atrun.c says how).
