@@ -141,15 +141,19 @@ same "three runs in the history, exit 3 each" \
     "1 finished 2 finished 3 finished "
 same "... each with exit status 3" \
     "$(ccs runs | awk '$1 == "at:2" && $6 == 3' | wc -l | tr -d ' ')" 3
-# From each attempt's end to the next one's start: the delay, rounded
-# up to a whole second of the clock, no more.
+# Each retry is due at its attempt's end rounded up to a whole second,
+# plus the delay (1 s, then 2 s): it starts at that second, not before,
+# and late only by a start's lateness (under a second).
+late=$(at_runs 2 | awk 'NR > 1 {
+	due = (int((end + 999) / 1000) + NR - 1) * 1000
+	printf "%d ", $7 - due } { end = $8 }')
 gaps=$(at_runs 2 | awk 'NR > 1 { printf "%d ", $7 - end } { end = $8 }')
-set -- $gaps
-echo "from each end to the next start: $gaps ms"
-[ "$1" -ge 1000 ] && [ "$1" -lt 2000 ] ||
-    fail "the first retry came $1 ms after the first attempt, not after 1 s"
-[ "$2" -ge 2000 ] && [ "$2" -lt 3000 ] ||
-    fail "the second retry came $2 ms after the second, not after 2 s"
+echo "from each end to the next start: $gaps ms; after its due second: $late ms"
+set -- $late
+[ "$1" -ge 0 ] && [ "$1" -lt 1000 ] ||
+    fail "the first retry came $1 ms after end + 1 s rounded up, not at it"
+[ "$2" -ge 0 ] && [ "$2" -lt 1000 ] ||
+    fail "the second retry came $2 ms after end + 2 s rounded up, not at it"
 contains "the failure logged" "$(cat "$T/n1.log")" \
     "AT FAILED \\(n1 .* at job 2, after 3 attempts; at:2\\)"
 same "jobs --json: at:2 failed after 3 attempts" \
