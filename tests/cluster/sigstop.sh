@@ -48,12 +48,14 @@ burst=$(job_of '/burst;')
 # stops with fires claimed and not started yet, when the stop falls
 # between its claims and its forks.  When it did not (nothing pending),
 # it is continued at once, well within node-timeout, and stopped at the
-# next burst; three tries.
+# next burst; three tries.  A burst it claimed nothing of (its backups
+# took its share: a busy machine can hold it past claim-defer-ms) is
+# not a try; five of those in a row are a failure.
 victim=n1
 alive="n2 n3"
 try=0
+none=0
 while :; do
-	try=$((try + 1))
 	t=$((($(date +%s) + 2) / 5 * 5 + 5))
 	iso=$(date -u -d "@$t" +%Y-%m-%dT%H:%M:%SZ)
 	i=0
@@ -61,10 +63,18 @@ while :; do
 		i=$((i + 1))
 		if [ $((i % 100)) -eq 0 ] &&
 		    [ "$(date +%s)" -gt $((t + 5)) ]; then
-			fail "$victim did not claim at $iso"
+			none=$((none + 1))
+			echo "$victim claimed nothing of $iso"
 			break
 		fi
 	done
+	if [ $none -gt 0 ] && [ $none -lt 5 ] &&
+	    ! grep -q "CLAIMED ($victim $iso" "$T/$victim.log"; then
+		continue
+	fi
+	[ $none -lt 5 ] || fail "$victim claimed nothing of five bursts"
+	none=0
+	try=$((try + 1))
 	kill -STOP "$(dmn_pid "$victim")"
 	stop_s=$(date +%s)
 	# Claimed but not started: its claims of the burst less the lines
