@@ -76,14 +76,15 @@ tests_ran() {
 if build build main --enable-werror; then
 	check build main || stage_fail "make check"
 	# distcheck builds the tarball and runs the tests from it: every
-	# test but the daemons', the cluster's, the three-node Galera
-	# cluster's and those beside Debian's cron and crontab, which the
-	# stages before and after run in full
-	# (a third run would add minutes and nothing else); that every
-	# tracked file of the tree is in the tarball is checked from its
-	# listing.
+	# test but those that run daemons (the daemons', the cluster's,
+	# the hostile users', the three-node Galera cluster's) and those
+	# beside Debian's cron, crontab and at, which the stages before and
+	# after run in full (a third run would add minutes and nothing
+	# else); that every tracked file of the tree is in the tarball is
+	# checked from its listing.
 	log "make distcheck"
-	slow='^tests/(daemon|cluster|compat)/|^tests/(admin|ctab-debian)'
+	slow='^tests/(daemon|cluster|compat|hostile)/'
+	slow="$slow|^tests/(admin|ctab-debian|at-debian)"
 	slow="$slow|^tests/integration/galera-(cluster|daemons|storm)"
 	quick=$(tests_ran | grep -Ev "$slow" | tr '\n' ' ')
 	(cd build && make -j"$jobs" distcheck TESTS="$quick" \
@@ -132,15 +133,16 @@ fi
 # error is /dev/null once it is ready).  So every daemon and cluster
 # test runs once in each mode.
 if build build-asan sanitizers --enable-werror --enable-sanitizers; then
-	# All but the load-spreading measure, which takes two minutes
-	# and exercises no code the other cluster tests do not, the
-	# comparison with Debian's cron on unknown users, which waits for
-	# real minute boundaries and compares behaviour, not memory, and
-	# the three-node Galera cluster's tests, which prove the server's
-	# rules through a test program (tests/integration/sqlrace).
+	# All but the load-spreading measure and the count of a fire's
+	# statements, which take two minutes each and exercise no code the
+	# other cluster tests do not; the comparisons with Debian's cron
+	# on unknown users and on PAM, which compare behaviour, not
+	# memory; and the three-node Galera cluster's tests, which prove
+	# the server's rules through a test program
+	# (tests/integration/sqlrace).
 	set --
 	[ -d build/tests ] && set -- TESTS="$(tests_ran |
-	    grep -Ev '^tests/(daemon/node-spread|compat/users|integration/galera-(cluster|daemons|storm))' |
+	    grep -Ev '^tests/(daemon/node-spread|cluster/statements|compat/users|hostile/pam-debian|integration/galera-(cluster|daemons|storm))' |
 	    tr '\n' ' ')"
 	DMN_MODE=foreground \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0 \

@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/daemon/lib.sh"
 dmn_cluster
 DMN_FLAGS=-d
-W=${STATEMENTS_WINDOW:-30}
+W=${STATEMENTS_WINDOW:-20}
 
 # table NAME every|never: NAME's table, the job due every second or not
 # in the windows.
