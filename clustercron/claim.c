@@ -1142,9 +1142,9 @@ claim_recover(struct tick *tk)
  * one is claimed), so the job's one catch-up is not for it.  Jobs
  * this node does not hold are not swept: such a fire is left to no
  * node only where every live node holds its job (claim_shared()).
- * The work is bounded: SWEEP_SPAN seconds of instants at most, and
- * SWEEP_STEPS fires walked.  Nothing of it happens while every node
- * lives.
+ * The work is bounded: SWEEP_SPAN seconds of instants at most, none
+ * older than the history's trimming keeps claims of, and SWEEP_STEPS
+ * fires walked.  Nothing of it happens while every node lives.
  */
 #define SWEEP_SPAN	600
 #define SWEEP_STEPS	1000000
@@ -1210,6 +1210,18 @@ sweep_span(const char *nodes, time_t from, time_t to, struct tick *tk)
 		to = now;
 	if (from < to - SWEEP_SPAN)
 		from = to - SWEEP_SPAN;
+	/*
+	 * Not so far back that trimming may have taken claims and runs
+	 * (record.c): the claims of the newest history-max-runs instants,
+	 * which are history-max-runs seconds at least, and those younger
+	 * than history-max-age stay.
+	 */
+	if (D.d_conf.c_hist_runs > 0 && (uint64_t)D.d_conf.c_hist_runs <
+	    (uint64_t)now && from < now - (time_t)D.d_conf.c_hist_runs + 2)
+		from = now - (time_t)D.d_conf.c_hist_runs + 2;
+	if (D.d_conf.c_hist_age_ms > 0 && from < now -
+	    (time_t)(D.d_conf.c_hist_age_ms / 1000) + 2)
+		from = now - (time_t)(D.d_conf.c_hist_age_ms / 1000) + 2;
 	if (from > to)
 		return (0);
 	/* The claims of the span, the jobs' delays before it included. */
