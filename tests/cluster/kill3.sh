@@ -95,7 +95,7 @@ same "every fire of the window is run or noted, for every job" \
 	    END { for (t = from; t <= to; t++) if (!(t in n))
 		print j, t, "no record" }'
     done)" ""
-same "the fire after the kill of each job due every ten seconds is run or noted" \
+same "each ten-second job's fire after the kill is run or noted" \
     "$(run_rows "fire == $tail" | awk '{ print $1 }' | sort -u |
     grep -c -F -f - "$T/tailids" || :)" "24"
 same "no fire run twice" \
