@@ -792,8 +792,9 @@ dead_watch(const struct store_node *nodes, size_t n, int64_t store_ms,
 static void
 dead_due(void)
 {
-	int64_t	 settle, b;
-	size_t	 i;
+	struct gonenode	*g;
+	int64_t		 settle, b;
+	size_t		 i;
 
 	settle = D.d_conf.c_node_timeout_ms + D.d_conf.c_heartbeat_ms +
 	    2 * D.d_conf.c_defer_ms + SWEEP_SETTLE;
@@ -802,12 +803,11 @@ dead_due(void)
 			continue;
 		b = dead[i].d_beat + dead_skew;
 		sweeps = xreallocarray(sweeps, nsweeps + 1, sizeof(*sweeps));
-		strlcpy(sweeps[nsweeps].gn_node, dead[i].d_name,
-		    sizeof(sweeps[nsweeps].gn_node));
-		sweeps[nsweeps].gn_from = (time_t)((b - D.d_conf.c_node_timeout_ms -
+		g = &sweeps[nsweeps++];
+		strlcpy(g->gn_node, dead[i].d_name, sizeof(g->gn_node));
+		g->gn_from = (time_t)((b - D.d_conf.c_node_timeout_ms -
 		    D.d_conf.c_defer_ms) / 1000) - 1;
-		sweeps[nsweeps].gn_to = (time_t)((b + settle) / 1000) + 1;
-		nsweeps++;
+		g->gn_to = (time_t)((b + settle) / 1000) + 1;
 		dead[i].d_handed = 1;
 	}
 }
