@@ -1120,6 +1120,254 @@ claim_recover(struct tick *tk)
 }
 
 /*
+ * The sweep after nodes died.  A cluster fire is claimed by its
+ * preferred node and its BACKUPS only, while every live node holds its
+ * job (claim_shared()), and the live nodes are those heard from within
+ * node-timeout: when the preferred node and both backups of a fire die
+ * within node-timeout of one another, before the others see them gone,
+ * no node claims that fire.  Once a later fire of its job is claimed
+ * nobody can (claims only move forward), and the misfire pass looks
+ * only past the job's last claimed fire.  So the node that marks the
+ * dead nodes' runs lost (node.c) hands their deaths here, once every
+ * live node has had the time to see them gone, with the span of
+ * instants their fires may have been left in; the misfire pass runs
+ * first (a fire of that span after its job's last claim is its to
+ * settle: claimed, and caught up or noted by the job's policy), and
+ * then every fire of this node's cluster jobs in the span that has no
+ * claim is noted missed, by store_fire_sweep(): claimed for this node
+ * in the same transaction, and only when no node may claim it any
+ * longer and nothing records it, so that a node slow but alive that
+ * claims it meanwhile runs it and the sweep leaves it, and two sweeps
+ * never both note it.  Such a fire is never a job's latest (a later
+ * one is claimed), so the job's one catch-up is not for it.  Jobs
+ * this node does not hold are not swept: such a fire is left to no
+ * node only where every live node holds its job (claim_shared()).
+ * The work is bounded: SWEEP_SPAN seconds of instants at most, none
+ * older than the history's trimming keeps claims of, and SWEEP_STEPS
+ * fires walked.  Nothing of it happens while every node lives.
+ */
+#define SWEEP_SPAN	600
+#define SWEEP_STEPS	1000000
+#define SWEEP_BATCH	256	/* fires noted in one transaction */
+
+static struct gonenode	*sweep_q;	/* deaths not swept yet */
+static size_t		 sweep_nq;
+
+/* A fire the sweep found without a claim. */
+struct hole {
+	const struct job	*h_job;
+	char			 h_id[CRON_IDLEN + 1];
+	time_t			 h_fire;
+};
+
+static int
+claimrow_cmp(const void *a, const void *b)
+{
+	const struct store_claim	*x = a, *y = b;
+	int				 c;
+
+	if ((c = strcmp(x->c_job, y->c_job)) != 0)
+		return (c);
+	return (x->c_fire < y->c_fire ? -1 : x->c_fire > y->c_fire);
+}
+
+static int
+gone_cmp(const void *a, const void *b)
+{
+	time_t	 x = ((const struct gonenode *)a)->gn_from;
+	time_t	 y = ((const struct gonenode *)b)->gn_from;
+
+	return (x < y ? -1 : x > y);
+}
+
+/*
+ * Sweep the fires of this node's cluster jobs due (their spreading
+ * delay after the instant) from `from' to `to', left by the nodes
+ * named.  0, or -1 when the store failed (sweeping again notes nothing
+ * twice).
+ */
+static int
+sweep_span(const char *nodes, time_t from, time_t to, struct tick *tk)
+{
+	struct store_claim	*cl = NULL, key;
+	struct store_error	 se;
+	struct table		*tb;
+	struct job		*j;
+	struct jobiter		 it;
+	const struct jsched	*js;
+	struct hole		*h = NULL;
+	const char		**ids;
+	time_t			*fires, now, t, lo;
+	unsigned char		*noted;
+	size_t			 ncl = 0, nh = 0, cap = 0, i, k, m, nn = 0;
+	size_t			 nnoted, steps = 0;
+	uint32_t		 delay, maxdelay = 0;
+	char			 id[CRON_IDLEN + 1], label[JOB_LABELLEN];
+	char			 f1[32], f2[32];
+
+	now = (time_t)(tk->tk_wall / 1000);
+	if (to > now)
+		to = now;
+	if (from < to - SWEEP_SPAN)
+		from = to - SWEEP_SPAN;
+	/*
+	 * Not so far back that trimming may have taken claims and runs
+	 * (record.c): the claims of the newest history-max-runs instants,
+	 * which are history-max-runs seconds at least, and those younger
+	 * than history-max-age stay.
+	 */
+	if (D.d_conf.c_hist_runs > 0 && (uint64_t)D.d_conf.c_hist_runs <
+	    (uint64_t)now && from < now - (time_t)D.d_conf.c_hist_runs + 2)
+		from = now - (time_t)D.d_conf.c_hist_runs + 2;
+	if (D.d_conf.c_hist_age_ms > 0 && from < now -
+	    (time_t)(D.d_conf.c_hist_age_ms / 1000) + 2)
+		from = now - (time_t)(D.d_conf.c_hist_age_ms / 1000) + 2;
+	if (from > to)
+		return (0);
+	/* The claims of the span, the jobs' delays before it included. */
+	memset(&it, 0, sizeof(it));
+	jobiter_start(&it, 0);
+	while (jobiter_next(&it, &tb, &k, id)) {
+		j = &tb->tb_jobs[k];
+		if (job_opts(j)->o_scope == SCOPE_CLUSTER &&
+		    (delay = job_delay(j, id)) > maxdelay)
+			maxdelay = delay;
+	}
+	jobiter_free(&it);
+	if (store_claims_span(D.d_st, from - (time_t)maxdelay, to, &cl, &ncl,
+	    &se) == -1) {
+		gate_store_failed("reading the claims to sweep", &se);
+		return (-1);
+	}
+	qsort(cl, ncl, sizeof(*cl), claimrow_cmp);
+	/* Each job's fires of the span that no node claimed. */
+	memset(&it, 0, sizeof(it));
+	jobiter_start(&it, 0);
+	while (steps < SWEEP_STEPS && jobiter_next(&it, &tb, &k, id)) {
+		j = &tb->tb_jobs[k];
+		js = job_sched(j);
+		if (job_opts(j)->o_scope != SCOPE_CLUSTER ||
+		    js->js_sched.s_flags & SCHED_REBOOT)
+			continue;
+		delay = job_delay(j, id);
+		lo = from - (time_t)delay - 1;
+		for (t = lo; steps < SWEEP_STEPS; steps++) {
+			if (sched_next(&js->js_sched, js->js_tz, t, &t) == -1 ||
+			    t > to - (time_t)delay)
+				break;
+			key.c_job = id;
+			key.c_fire = t;
+			if (ncl > 0 && bsearch(&key, cl, ncl, sizeof(*cl),
+			    claimrow_cmp) != NULL)
+				continue;
+			if (nh == cap) {
+				cap = cap == 0 ? 64 : cap * 2;
+				h = xreallocarray(h, cap, sizeof(*h));
+			}
+			h[nh].h_job = j;
+			memcpy(h[nh].h_id, id, sizeof(id));
+			h[nh++].h_fire = t;
+		}
+	}
+	jobiter_free(&it);
+	store_claims_free(cl, ncl);
+	/* Noted where no node may claim them any longer, a batch a time. */
+	ids = xreallocarray(NULL, SWEEP_BATCH, sizeof(*ids));
+	fires = xreallocarray(NULL, SWEEP_BATCH, sizeof(*fires));
+	noted = xcalloc(SWEEP_BATCH, 1);
+	for (i = 0; i < nh; i += m) {
+		m = nh - i < SWEEP_BATCH ? nh - i : SWEEP_BATCH;
+		for (k = 0; k < m; k++) {
+			ids[k] = h[i + k].h_id;
+			fires[k] = h[i + k].h_fire;
+		}
+		tick_read(tk);
+		if (store_fire_sweep(D.d_st, ids, fires, m, tk->tk_wall, noted,
+		    &nnoted, &se) == -1) {
+			gate_store_failed("noting the fires of dead nodes", &se);
+			break;
+		}
+		for (k = 0; k < m; k++) {
+			if (!noted[k])
+				continue;
+			fire_log(LOG_INFO, job_owner(h[i + k].h_job), "MISSED",
+			    D.d_conf.c_node, fires[k], job_label(h[i + k].h_job,
+			    label, sizeof(label)), NULL);
+			metrics_fire_noted(ids[k], job_owner(h[i + k].h_job),
+			    RUN_MISSED);
+		}
+		nn += nnoted;
+	}
+	fmt_utc(from, f1, sizeof(f1));
+	fmt_utc(to, f2, sizeof(f2));
+	if (nn > 0)
+		log_info("(CRON) SWEEP (%zu fires noted missed, of %zu without "
+		    "a claim from %s to %s; dead: %s)", nn, nh, f1, f2, nodes);
+	else
+		log_debug("(CRON) SWEEP (no fire noted missed, of %zu without "
+		    "a claim from %s to %s; dead: %s)", nh, f1, f2, nodes);
+	free(noted);
+	free(fires);
+	free(ids);
+	free(h);
+	return (i < nh ? -1 : 0);
+}
+
+/*
+ * Nodes died (node.c's node_gone(): g, n): their fires are swept now
+ * or, when this node may not claim or the store fails, at a later
+ * turn.  Deaths whose spans meet are swept together.
+ */
+void
+claim_sweep(const struct gonenode *g, size_t n, struct tick *tk)
+{
+	char	 names[512];
+	time_t	 from, to;
+	size_t	 i, k, m;
+
+	if (n > 0) {
+		sweep_q = xreallocarray(sweep_q, sweep_nq + n,
+		    sizeof(*sweep_q));
+		memcpy(sweep_q + sweep_nq, g, n * sizeof(*g));
+		sweep_nq += n;
+	}
+	if (sweep_nq == 0 || D.d_st == NULL || D.d_stopping ||
+	    !gate_store_up() || verdict(tk) != GATE_CLAIM)
+		return;
+	/*
+	 * The misfire pass first: a fire it claims (the latest of a job
+	 * past its last claim) is its to settle, and the job's earlier
+	 * fires are then the sweep's.
+	 */
+	claim_recover(tk);
+	if (!gate_store_up())
+		return;
+	qsort(sweep_q, sweep_nq, sizeof(*sweep_q), gone_cmp);
+	for (i = 0; i < sweep_nq; i = k) {
+		from = sweep_q[i].gn_from;
+		to = sweep_q[i].gn_to;
+		strlcpy(names, sweep_q[i].gn_node, sizeof(names));
+		for (k = i + 1; k < sweep_nq && sweep_q[k].gn_from <= to + 1;
+		    k++) {
+			if (sweep_q[k].gn_to > to)
+				to = sweep_q[k].gn_to;
+			strlcat(names, ", ", sizeof(names));
+			strlcat(names, sweep_q[k].gn_node, sizeof(names));
+		}
+		if (sweep_span(names, from, to, tk) == -1) {
+			/* Kept, from the first not swept. */
+			m = sweep_nq - i;
+			memmove(sweep_q, sweep_q + i, m * sizeof(*sweep_q));
+			sweep_nq = m;
+			return;
+		}
+	}
+	free(sweep_q);
+	sweep_q = NULL;
+	sweep_nq = 0;
+}
+
+/*
  * Whether a run of the fire other than attempt `attempt' was lost: a
  * rerun follows only a loss, so then the fire has had its rerun (or
  * the run lost now was it).  -1 when the store cannot tell.

@@ -443,12 +443,14 @@ clock_turn(struct tick *tk)
  * What the modules below have for one another: the runs node.c marked
  * lost go to claim.c for reruns, the stored tables node.c found due to
  * loader.c, a misfire pass gate.c says is due to claim.c (with the
- * registrations that failed meanwhile first).
+ * registrations that failed meanwhile first), and the deaths node.c
+ * saw to claim.c's sweep.
  */
 static void
 news(struct tick *tk)
 {
 	struct lostrun	*lost;
+	struct gonenode	*gone;
 	size_t		 i, n;
 
 	if ((n = node_lost(&lost)) > 0) {
@@ -464,6 +466,9 @@ news(struct tick *tk)
 		claim_recover(tk);
 		atrun_kick(tk);
 	}
+	n = node_gone(&gone);
+	claim_sweep(gone, n, tk);
+	free(gone);
 }
 
 /* Arm the clock-change detector; 0 or -1. */

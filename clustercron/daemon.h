@@ -895,19 +895,28 @@ int	 fire_transition(enum fire_state, enum fire_event, enum fire_state *);
  * the heartbeat learns for the modules above is kept for them to take:
  * node_lost() the runs of dead nodes this node marked lost (for
  * reruns; the array is the caller's to free), node_tables_due() whether
- * the stored tables are due to be read again.  node_leave() is the
- * last heartbeat of a daemon that leaves jobs to their runners.
+ * the stored tables are due to be read again, node_gone() the deaths
+ * of other nodes whose fires claim.c is to sweep (the array is the
+ * caller's to free).  node_leave() is the last heartbeat of a daemon
+ * that leaves jobs to their runners.
  */
 struct lostrun {
 	char		 lr_id[CRON_IDLEN + 1];
 	time_t		 lr_fire;
 	int		 lr_attempt;
 };
+/* A node dead, and the instants (this node's clock) its fires span. */
+struct gonenode {
+	char		 gn_node[256];
+	time_t		 gn_from;
+	time_t		 gn_to;
+};
 void	 node_start(struct tick *);
 void	 node_turn(struct tick *);
 void	 node_beat_now(struct tick *);
 void	 node_leave(struct tick *);
 size_t	 node_lost(struct lostrun **);
+size_t	 node_gone(struct gonenode **);
 int	 node_tables_due(void);
 void	 node_free(void);
 
@@ -917,12 +926,15 @@ void	 node_free(void);
  * starts, a cluster one waits for claim_flush(), which claims the
  * turn's fires together (one transaction per instant) and starts those
  * won.  claim_recover() is the misfire pass (and settles the claims in
- * doubt first); claim_rerun() reruns a lost run (node.c's) when its job
- * asks; claim_reboot() starts the @reboot entries.
+ * doubt first); claim_sweep() notes the fires that dead nodes (node.c's
+ * node_gone()) left claimed by no node; claim_rerun() reruns a lost run
+ * (node.c's) when its job asks; claim_reboot() starts the @reboot
+ * entries.
  */
 void	 claim_due(struct tick *);
 void	 claim_flush(struct tick *);
 void	 claim_recover(struct tick *);
+void	 claim_sweep(const struct gonenode *, size_t, struct tick *);
 void	 claim_rerun(const char *, time_t, int, struct tick *);
 void	 claim_reboot(struct tick *);
 

@@ -51,7 +51,11 @@
  * node-timeout by the store's clock is dead: its runs still recorded as
  * running are marked lost by whichever node holds the "reaper" lease,
  * at its heartbeat; the runs it marked are kept for claim.c, which
- * reruns those whose job asks (node_lost()).  The failure that matters
+ * reruns those whose job asks (node_lost()).  The same node, once every
+ * live node has had the time to see a dead one gone, hands its death to
+ * claim.c for the sweep (node_gone()): the fires each of whose first
+ * claimants died before the others knew were claimed by no node, and
+ * are noted there.  The failure that matters
  * is the node that is slow rather than dead: stopped, swapped out, cut
  * off from the store.  It must not go on starting jobs once the others
  * may take its work over, so it fences itself (gate.c): each renewal of
@@ -107,6 +111,14 @@
 #define BEAT_WAIT	500	/* ms: node_beat_now() waits for its beat */
 #define LEAVE_WAIT	2000	/* ms: node_leave() waits for the last one */
 #define QUIT_WAIT	1000	/* ms: node_free() waits for the thread */
+/*
+ * The sweep after a node died: deaths this recent are swept (ms, by
+ * the store's clock), once every live node has had a heartbeat, and
+ * its backups their deferrals, since it was due to see the node gone,
+ * and this much more (ms).
+ */
+#define SWEEP_BACK	600000
+#define SWEEP_SETTLE	2000
 
 /* A run of an earlier life of this node whose process still lives. */
 struct orphan {
@@ -179,6 +191,18 @@ static struct lostrun *lost;	/* marked lost, for reruns */
 static size_t	 nlost;
 static struct orphan *orphans;
 static size_t	 norphans;
+/* Deaths seen (a node and its last heartbeat), each swept once. */
+struct dead {
+	char		*d_name;
+	int64_t		 d_beat;	/* store clock, ms */
+	int		 d_handed;	/* to claim.c, in sweeps[] */
+};
+static struct dead *dead;
+static size_t	 ndead;
+static int64_t	 dead_store_ms;	/* the store's clock, last list */
+static int64_t	 dead_skew;	/* this node's clock ahead of it */
+static struct gonenode *sweeps;	/* deaths to sweep, for claim.c */
+static size_t	 nsweeps;
 
 static int	 beat_once(struct store *, int64_t, int64_t, int, int64_t *,
 		    int *, struct store_error *);
@@ -189,6 +213,9 @@ static int	 beat_wait(uint64_t, int64_t, struct tick *);
 static void	 beat_timer(struct mtimer *, struct tick *);
 static int64_t	 stuck_limit(void);
 static void	 reap_dead(struct store *, struct tick *);
+static void	 dead_watch(const struct store_node *, size_t, int64_t,
+		    int64_t);
+static void	 dead_due(void);
 static void	 orphans_find(struct store *, struct tick *);
 static void	 orphans_check(struct store *);
 static const char *id_label(const char *, char *, size_t);
@@ -487,6 +514,7 @@ beat_take(struct tick *tk)
 		gate_drain(drained, proc_count());
 	}
 	if (nodes != NULL) {
+		dead_watch(nodes, n, store_ms, skew);
 		gate_nodes(nodes, n, store_ms, proc_count());
 		store_nodes_free(nodes, n);
 	}
@@ -699,6 +727,7 @@ reap_dead(struct store *st, struct tick *tk)
 		    runs[i].r_attempt);
 		metrics_runs_lost(runs[i].r_node, 1);
 	}
+	dead_due();
 	/* The job may ask for one more attempt: claim.c decides. */
 	if (n > 0)
 		lost = xreallocarray(lost, nlost + n, sizeof(*lost));
@@ -710,6 +739,88 @@ reap_dead(struct store *st, struct tick *tk)
 		nlost++;
 	}
 	store_runs_free(runs, n);
+}
+
+/*
+ * The nodes of the list the heartbeat read (store clock store_ms; this
+ * node's clock skew ms ahead) that are dead since recently: each death
+ * remembered once, for the sweep, until it is SWEEP_BACK old.
+ */
+static void
+dead_watch(const struct store_node *nodes, size_t n, int64_t store_ms,
+    int64_t skew)
+{
+	size_t	 i, k;
+
+	for (i = k = 0; i < ndead; i++) {
+		if (dead[i].d_beat < store_ms - SWEEP_BACK) {
+			free(dead[i].d_name);
+			continue;
+		}
+		dead[k++] = dead[i];
+	}
+	ndead = k;
+	for (i = 0; i < n; i++) {
+		if (strcmp(nodes[i].n_name, D.d_conf.c_node) == 0 ||
+		    nodes[i].n_beat >= store_ms - D.d_conf.c_node_timeout_ms ||
+		    nodes[i].n_beat < store_ms - SWEEP_BACK)
+			continue;
+		for (k = 0; k < ndead; k++)
+			if (dead[k].d_beat == nodes[i].n_beat &&
+			    strcmp(dead[k].d_name, nodes[i].n_name) == 0)
+				break;
+		if (k < ndead)
+			continue;
+		dead = xreallocarray(dead, ndead + 1, sizeof(*dead));
+		dead[ndead].d_name = xstrdup(nodes[i].n_name);
+		dead[ndead].d_beat = nodes[i].n_beat;
+		dead[ndead].d_handed = 0;
+		ndead++;
+	}
+	dead_store_ms = store_ms;
+	dead_skew = skew;
+}
+
+/*
+ * This node holds the reaper's lease: the deaths every live node has
+ * had the time to see (a heartbeat after node-timeout, two deferrals
+ * for the backups, SWEEP_SETTLE) go to claim.c for the sweep, with the
+ * span of instants (this node's clock) in which their fires may have
+ * been left: from node-timeout and a deferral before the last
+ * heartbeat, when the node may already have stopped claiming, to then.
+ */
+static void
+dead_due(void)
+{
+	struct gonenode	*g;
+	int64_t		 settle, b;
+	size_t		 i;
+
+	settle = D.d_conf.c_node_timeout_ms + D.d_conf.c_heartbeat_ms +
+	    2 * D.d_conf.c_defer_ms + SWEEP_SETTLE;
+	for (i = 0; i < ndead; i++) {
+		if (dead[i].d_handed || dead_store_ms < dead[i].d_beat + settle)
+			continue;
+		b = dead[i].d_beat + dead_skew;
+		sweeps = xreallocarray(sweeps, nsweeps + 1, sizeof(*sweeps));
+		g = &sweeps[nsweeps++];
+		strlcpy(g->gn_node, dead[i].d_name, sizeof(g->gn_node));
+		g->gn_from = (time_t)((b - D.d_conf.c_node_timeout_ms -
+		    D.d_conf.c_defer_ms) / 1000) - 1;
+		g->gn_to = (time_t)((b + settle) / 1000) + 1;
+		dead[i].d_handed = 1;
+	}
+}
+
+size_t
+node_gone(struct gonenode **out)
+{
+	size_t	 n = nsweeps;
+
+	*out = sweeps;
+	sweeps = NULL;
+	nsweeps = 0;
+	return (n);
 }
 
 size_t
@@ -859,6 +970,7 @@ node_free(void)
 {
 	struct timespec	 ts;
 	int64_t		 until;
+	size_t		 i;
 	int		 gone = 1;
 
 	mtimer_del(&beat_t);
@@ -889,6 +1001,14 @@ node_free(void)
 	free(orphans);
 	orphans = NULL;
 	norphans = 0;
+	for (i = 0; i < ndead; i++)
+		free(dead[i].d_name);
+	free(dead);
+	dead = NULL;
+	ndead = 0;
+	free(sweeps);
+	sweeps = NULL;
+	nsweeps = 0;
 	if (gone) {
 		store_nodes_free(B.b_nodes, B.b_nnodes);
 		B.b_nodes = NULL;

@@ -690,6 +690,25 @@ struct store_claim {
 int	 store_claims_list(struct store *, struct store_claim **, size_t *,
 	    struct store_error *);
 void	 store_claims_free(struct store_claim *, size_t);
+/*
+ * The sweep after nodes died (a fire each of whose first claimants
+ * died before the others saw them gone is claimed by no node).
+ * store_claims_span() returns the claims of the fires from `from' to
+ * `to' (inclusive), as store_claims_list() does.  store_fire_sweep()
+ * notes RUN_MISSED, as store_fire_note() does at `when' (ms), each of
+ * the n fires jobs[i] at fires[i] that no node may claim any longer
+ * (a later fire of its job is claimed: claims only move forward) and
+ * that has neither claim nor record: it claims each such fire for this
+ * node and notes it in the same transaction, so that a fire is never
+ * both run and noted, nor noted by two sweeps.  noted[i] is set for
+ * those, *nnoted counts them.  Returns 0, or -1 with *err filled and
+ * nothing taken as noted (some may be; sweeping again notes no fire
+ * twice).
+ */
+int	 store_claims_span(struct store *, time_t, time_t,
+	    struct store_claim **, size_t *, struct store_error *);
+int	 store_fire_sweep(struct store *, const char *const *, const time_t *,
+	    size_t, int64_t, unsigned char *, size_t *, struct store_error *);
 int	 store_fire_recorded(struct store *, const char *, time_t, int *,
 	    struct store_error *);
 

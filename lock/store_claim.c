@@ -627,6 +627,91 @@ store_claim_free(struct store *st, const char *const *ids, size_t n,
 	return (0);
 }
 
+struct sweep_arg {
+	const char *const *jobs;
+	const time_t	*fires;
+	size_t		 n;
+	int64_t		 when;
+	unsigned char	*noted;
+	size_t		*nnoted;
+};
+
+/*
+ * One transaction: each fire claimed for this node where no node may
+ * claim it any longer and nothing records it, and noted missed where
+ * the claim went in.  A second sweep of the same fire finds the claim
+ * there (the key) and leaves it.
+ */
+static int
+sweep_fn(struct store *st, void *arg, struct store_error *err)
+{
+	struct sweep_arg	*a = arg;
+	struct sval		 p[8];
+	size_t			 i;
+	int64_t			 changed;
+
+	memset(a->noted, 0, a->n);
+	*a->nnoted = 0;
+	if (lk_begin(st, err) == -1)
+		return (-1);
+	for (i = 0; i < a->n; i++) {
+		p[0] = SVI(a->fires[i]);
+		p[1] = SVS(st->s_node);
+		p[2] = SVS(a->jobs[i]);
+		p[3] = SVI(a->fires[i]);
+		p[4] = SVS(a->jobs[i]);
+		p[5] = SVI(a->fires[i]);
+		if (lk_exec(st, "sweep", S_SWEEP_CLAIM, 0, p, 6, NULL, NULL,
+		    &changed, err) == -1)
+			return (-1);
+		if (changed != 1)
+			continue;
+		p[0] = SVS(a->jobs[i]);
+		p[1] = SVI(a->fires[i]);
+		p[2] = SVS(st->s_node);
+		p[3] = SVI(a->when);
+		p[4] = SVI(a->when);
+		p[5] = SVI(RUN_MISSED);
+		p[6] = (struct sval){ SV_NULL, 0, NULL, 0 };
+		p[7] = SVI(0);
+		if (lk_exec(st, "sweep", S_FIRE_NOTE, 0, p, 8, NULL, NULL,
+		    NULL, err) == -1)
+			return (-1);
+		a->noted[i] = 1;
+		(*a->nnoted)++;
+	}
+	if (lk_commit(st, "sweep", err) == -1)
+		return (-1);
+	return (0);
+}
+
+int
+store_fire_sweep(struct store *st, const char *const *jobs,
+    const time_t *fires, size_t n, int64_t when, unsigned char *noted,
+    size_t *nnoted, struct store_error *err)
+{
+	struct sweep_arg	 a;
+
+	err = lk_err_init(err);
+	*nnoted = 0;
+	memset(noted, 0, n);
+	if (n == 0)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.jobs = jobs;
+	a.fires = fires;
+	a.n = n;
+	a.when = when;
+	a.noted = noted;
+	a.nnoted = nnoted;
+	if (lk_run(st, sweep_fn, &a, err) == -1) {
+		memset(noted, 0, n);
+		*nnoted = 0;
+		return (-1);
+	}
+	return (0);
+}
+
 struct shared_arg {
 	const char *const *nodes;
 	size_t		 n;

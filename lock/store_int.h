@@ -122,6 +122,8 @@ enum stmt {
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
 	S_CLAIMS_LIST,		/* -> job, fire, node, claimed_at */
+	S_CLAIMS_SPAN,		/* from, to -> job, fire, node, claimed_at */
+	S_SWEEP_CLAIM,		/* fire, node, id, fire, id, fire */
 	S_UNRUN_MINE,		/* from, node */
 	S_UNRUN_DEAD,		/* node, timeout, window, window */
 	S_LOST_FIND,		/* node, timeout -> runcols */

@@ -591,6 +591,22 @@ store_claims_list(struct store *st, struct store_claim **out, size_t *n,
 	return (rc);
 }
 
+int
+store_claims_span(struct store *st, time_t from, time_t to,
+    struct store_claim **out, size_t *n, struct store_error *err)
+{
+	struct sval	 p[2];
+	void		*v;
+	int		 rc;
+
+	err = lk_err_init(err);
+	p[0] = SVI(from);
+	p[1] = SVI(to);
+	rc = lk_list(st, LK_CLAIMS, S_CLAIMS_SPAN, p, 2, &v, n, err);
+	*out = v;
+	return (rc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Strings. */
 

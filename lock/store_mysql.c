@@ -208,6 +208,8 @@ static const char *const my_text[S_COUNT] = {
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
+	[S_CLAIMS_SPAN] = SQL_CLAIMS_SPAN,
+	[S_SWEEP_CLAIM] = SQL_SWEEP_CLAIM,
 	[S_UNRUN_MINE] = SQL_UNRUN_MINE,
 	[S_UNRUN_DEAD] = SQL_UNRUN_DEAD,
 	[S_LOST_FIND] = SQL_LOST_FIND,
@@ -304,6 +306,9 @@ static const unsigned char my_causal[S_COUNT] = {
 	/* Claims left without a record (INSERT ... SELECT). */
 	[S_UNRUN_MINE] = 4,
 	[S_UNRUN_DEAD] = 4,
+	/* The sweep after nodes died: the claims left, the holes. */
+	[S_CLAIMS_SPAN] = 1,
+	[S_SWEEP_CLAIM] = 4,
 	/* The misfire pass: the jobs' last fires. */
 	[S_JOBS_LIST] = 1,
 	[S_JOB_GET] = 1,

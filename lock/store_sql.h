@@ -202,6 +202,21 @@
 #define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
 #define SQL_CLAIMS_LIST \
 	"SELECT job, fire, node, claimed_at FROM claims ORDER BY fire, job"
+/* The claims of the fires of a span of instants, for the sweep. */
+#define SQL_CLAIMS_SPAN \
+	"SELECT job, fire, node, claimed_at FROM claims WHERE fire >= ? " \
+	"AND fire <= ? ORDER BY fire, job"
+/*
+ * A fire the sweep found without a claim: claimed for this node only
+ * if no node may claim it any longer (the job's row has moved past it:
+ * claims only move forward) and it has no record either; the claims'
+ * key makes one sweep the only one to claim it.
+ */
+#define SQL_SWEEP_CLAIM \
+	INSERT_IGNORE " INTO claims (job, fire, node, claimed_at) SELECT " \
+	"id, ?, ?, " NOW " FROM jobs WHERE id = ? AND last_fire > ? AND " \
+	"NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = ? AND " \
+	"r.fire = ?)"
 #define SQL_NODES_LIST \
 	"SELECT name, started, beat, skew, state, running, db, db_state " \
 	"FROM nodes ORDER BY name"

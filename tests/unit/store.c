@@ -44,6 +44,7 @@ static void	 test_url(void);
 static void	 test_jobs(struct store *);
 static void	 test_claims(struct store *, struct store *);
 static void	 test_inflight(struct store *, struct store *);
+static void	 test_sweep(struct store *, struct store *);
 static void	 test_batch(struct store *, struct store *);
 static void	 test_runs(struct store *, struct store *);
 static void	 test_trim_claims(struct store *);
@@ -599,6 +600,87 @@ test_inflight(struct store *a, struct store *b)
 	ok(store_job_inflight(b, id, 1003, 10, &n, &err) == 0 && n == 0,
 	    "a failed start is not in flight");
 	ok(store_run_end(a, rid, now + 1, 0, "", 0, &err) == 0, "end");
+}
+
+/*
+ * The sweep after nodes died: a fire nobody claimed is noted missed,
+ * and claimed for the sweeping node with it, only once no node may
+ * claim it (a later fire of its job is claimed) and nothing records
+ * it; a second sweep, by any node, notes nothing again; a fire still
+ * claimable, claimed or recorded is left alone.
+ */
+static void
+test_sweep(struct store *a, struct store *b)
+{
+	struct store_job	 j;
+	struct store_error	 err;
+	struct store_claim	*cl;
+	struct store_run	*runs;
+	const char		*ids[5];
+	time_t			 fires[5];
+	unsigned char		 noted[5];
+	char			 id[40], got[200];
+	int64_t			 rid, now = clock_now_ms();
+	size_t			 i, k, n, nn;
+	int			 won;
+
+	memset(&j, 0, sizeof(j));
+	mkid(id, sizeof(id), "w", 1);
+	j.j_id = id;
+	j.j_owner = "alice";
+	j.j_sched = "* * * * * *";
+	j.j_cmd = "true";
+	ok(store_jobs_register(a, &j, 1, &err) == 0, "register the job");
+	ok(store_claim(a, id, 2001, &won, &err) == 0 && won == 1,
+	    "A claims 2001");
+	ok(store_run_start(a, id, 2001, 1, 4242, now, &rid, &err) == 0 &&
+	    store_run_end(a, rid, now + 1, 0, "", 0, &err) == 0,
+	    "and runs it");
+	ok(store_claim(a, id, 2004, &won, &err) == 0 && won == 1,
+	    "A claims 2004: 2002 and 2003 were nobody's");
+	ok(store_fire_note(a, id, 2003, RUN_SKIPPED, now, &err) == 0,
+	    "2003 has a record without a claim (an older store's)");
+	for (i = 0; i < 5; i++) {
+		ids[i] = id;
+		fires[i] = 2001 + (time_t)i;
+	}
+	ok(store_fire_sweep(b, ids, fires, 5, now, noted, &nn, &err) == 0,
+	    "B sweeps 2001 to 2005: %s", err.se_msg);
+	snprintf(got, sizeof(got), "%zu: %d %d %d %d %d", nn, noted[0],
+	    noted[1], noted[2], noted[3], noted[4]);
+	is_str(got, "1: 0 1 0 0 0", "only 2002 is noted (2001 ran, 2003 is "
+	    "recorded, 2004 claimed, 2005 still claimable)");
+	ok(store_claim(a, id, 2002, &won, &err) == 0 && won == 0,
+	    "nobody claims 2002 after the sweep");
+	ok(store_fire_sweep(a, ids, fires, 5, now, noted, &nn, &err) == 0 &&
+	    nn == 0, "a second sweep, by another node, notes nothing");
+	ok(store_fire_sweep(b, ids, fires, 5, now, noted, &nn, &err) == 0 &&
+	    nn == 0, "nor does the same node's again");
+	ok(store_claim(a, id, 2005, &won, &err) == 0 && won == 1,
+	    "2005 is still claimed as usual");
+	ok(store_runs_list(a, id, 0, &runs, &n, &err) == 0, "list the runs");
+	got[0] = '\0';
+	for (k = 0; k < 5; k++)
+		for (i = 0; i < n; i++)
+			if (runs[i].r_fire == fires[k])
+				snprintf(got + strlen(got), sizeof(got) -
+				    strlen(got), "%s%lld %s %d", *got == '\0' ?
+				    "" : ", ", (long long)runs[i].r_fire,
+				    runs[i].r_node, runs[i].r_state);
+	is_str(got, "2001 nodeA 1, 2002 nodeB 3, 2003 nodeA 4",
+	    "one note of 2002, by B, missed");
+	store_runs_free(runs, n);
+	ok(store_claims_span(a, 2002, 2004, &cl, &n, &err) == 0,
+	    "the claims of 2002 to 2004");
+	got[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (strcmp(cl[i].c_job, id) == 0)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			    "%s%lld %s", *got == '\0' ? "" : ", ",
+			    (long long)cl[i].c_fire, cl[i].c_node);
+	is_str(got, "2002 nodeB, 2004 nodeA",
+	    "the sweep's claim of 2002 is B's; the span is inclusive");
+	store_claims_free(cl, n);
 }
 
 /*
@@ -3255,6 +3337,7 @@ main(void)
 	test_jobs(a);
 	test_claims(a, b);
 	test_inflight(a, b);
+	test_sweep(a, b);
 	test_batch(a, b);
 	test_runs(a, b);
 	test_nodes(a, b, c);
