@@ -697,8 +697,10 @@ void	 store_claims_free(struct store_claim *, size_t);
  * `to' (inclusive), as store_claims_list() does.  store_fire_sweep()
  * notes RUN_MISSED, as store_fire_note() does at `when' (ms), each of
  * the n fires jobs[i] at fires[i] that no node may claim any longer
- * (a later fire of its job is claimed: claims only move forward) and
- * that has neither claim nor record: it claims each such fire for this
+ * (a later fire of its job is claimed: claims only move forward),
+ * that has neither claim nor record, and that comes after a recorded
+ * fire of its job (before the first, the cluster had not run the job
+ * yet): it claims each such fire for this
  * node and notes it in the same transaction, so that a fire is never
  * both run and noted, nor noted by two sweeps.  noted[i] is set for
  * those, *nnoted counts them.  Returns 0, or -1 with *err filled and

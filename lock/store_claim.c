@@ -661,7 +661,9 @@ sweep_fn(struct store *st, void *arg, struct store_error *err)
 		p[3] = SVI(a->fires[i]);
 		p[4] = SVS(a->jobs[i]);
 		p[5] = SVI(a->fires[i]);
-		if (lk_exec(st, "sweep", S_SWEEP_CLAIM, 0, p, 6, NULL, NULL,
+		p[6] = SVS(a->jobs[i]);
+		p[7] = SVI(a->fires[i]);
+		if (lk_exec(st, "sweep", S_SWEEP_CLAIM, 0, p, 8, NULL, NULL,
 		    &changed, err) == -1)
 			return (-1);
 		if (changed != 1)

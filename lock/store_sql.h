@@ -209,14 +209,17 @@
 /*
  * A fire the sweep found without a claim: claimed for this node only
  * if no node may claim it any longer (the job's row has moved past it:
- * claims only move forward) and it has no record either; the claims'
- * key makes one sweep the only one to claim it.
+ * claims only move forward), it has no record either, and an earlier
+ * fire of the job has one (a fire from before the cluster first ran
+ * the job was never its to run); the claims' key makes one sweep the
+ * only one to claim it.
  */
 #define SQL_SWEEP_CLAIM \
 	INSERT_IGNORE " INTO claims (job, fire, node, claimed_at) SELECT " \
 	"id, ?, ?, " NOW " FROM jobs WHERE id = ? AND last_fire > ? AND " \
 	"NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = ? AND " \
-	"r.fire = ?)"
+	"r.fire = ?) AND EXISTS (SELECT 1 FROM runs e WHERE e.job_id = ? " \
+	"AND e.fire < ?)"
 #define SQL_NODES_LIST \
 	"SELECT name, started, beat, skew, state, running, db, db_state " \
 	"FROM nodes ORDER BY name"

@@ -616,9 +616,9 @@ test_sweep(struct store *a, struct store *b)
 	struct store_error	 err;
 	struct store_claim	*cl;
 	struct store_run	*runs;
-	const char		*ids[5];
-	time_t			 fires[5];
-	unsigned char		 noted[5];
+	const char		*ids[6];
+	time_t			 fires[6];
+	unsigned char		 noted[6];
 	char			 id[40], got[200];
 	int64_t			 rid, now = clock_now_ms();
 	size_t			 i, k, n, nn;
@@ -640,27 +640,28 @@ test_sweep(struct store *a, struct store *b)
 	    "A claims 2004: 2002 and 2003 were nobody's");
 	ok(store_fire_note(a, id, 2003, RUN_SKIPPED, now, &err) == 0,
 	    "2003 has a record without a claim (an older store's)");
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		ids[i] = id;
-		fires[i] = 2001 + (time_t)i;
+		fires[i] = 2000 + (time_t)i;
 	}
-	ok(store_fire_sweep(b, ids, fires, 5, now, noted, &nn, &err) == 0,
-	    "B sweeps 2001 to 2005: %s", err.se_msg);
-	snprintf(got, sizeof(got), "%zu: %d %d %d %d %d", nn, noted[0],
-	    noted[1], noted[2], noted[3], noted[4]);
-	is_str(got, "1: 0 1 0 0 0", "only 2002 is noted (2001 ran, 2003 is "
-	    "recorded, 2004 claimed, 2005 still claimable)");
+	ok(store_fire_sweep(b, ids, fires, 6, now, noted, &nn, &err) == 0,
+	    "B sweeps 2000 to 2005: %s", err.se_msg);
+	snprintf(got, sizeof(got), "%zu: %d %d %d %d %d %d", nn, noted[0],
+	    noted[1], noted[2], noted[3], noted[4], noted[5]);
+	is_str(got, "1: 0 0 1 0 0 0", "only 2002 is noted (2000 came before "
+	    "the job's first run, 2001 ran, 2003 is recorded, 2004 claimed, "
+	    "2005 still claimable)");
 	ok(store_claim(a, id, 2002, &won, &err) == 0 && won == 0,
 	    "nobody claims 2002 after the sweep");
-	ok(store_fire_sweep(a, ids, fires, 5, now, noted, &nn, &err) == 0 &&
+	ok(store_fire_sweep(a, ids, fires, 6, now, noted, &nn, &err) == 0 &&
 	    nn == 0, "a second sweep, by another node, notes nothing");
-	ok(store_fire_sweep(b, ids, fires, 5, now, noted, &nn, &err) == 0 &&
+	ok(store_fire_sweep(b, ids, fires, 6, now, noted, &nn, &err) == 0 &&
 	    nn == 0, "nor does the same node's again");
 	ok(store_claim(a, id, 2005, &won, &err) == 0 && won == 1,
 	    "2005 is still claimed as usual");
 	ok(store_runs_list(a, id, 0, &runs, &n, &err) == 0, "list the runs");
 	got[0] = '\0';
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < 6; k++)
 		for (i = 0; i < n; i++)
 			if (runs[i].r_fire == fires[k])
 				snprintf(got + strlen(got), sizeof(got) -
