@@ -352,8 +352,9 @@ verdict(struct tick *tk)
 }
 
 /*
- * The claim of fire f of job j is ours (a catch-up with catchup set),
- * made under the lease that ends at until: say so, then start or skip.
+ * The claim of fire f of job j is ours (catchup: 1 a catch-up, 2 a
+ * fire held through an outage), made under the lease that ends at
+ * until: say so, then start or skip.
  */
 static void
 claimed(struct fire *f, const struct job *j, int catchup, int64_t until,
@@ -831,7 +832,7 @@ doubt_settle(struct fire *f, const struct job *j, int last, struct tick *tk)
 	 * (One claimed before and fenced at its start is a misfire.)
 	 */
 	if (dropped && recent && !mine) {
-		claimed(f, j, 0, until, tk);
+		claimed(f, j, 2, until, tk);
 		return (0);
 	}
 	if ((!dropped && late <= LATE_MS / 1000) ||

@@ -51,6 +51,8 @@ log=$(cat "$T/a.log")
 contains "the batch failed: store down" "$log" 'STORE DOWN \(claiming fires'
 contains "the fires in doubt were found free and run" "$log" \
     'CLAIMED \(a [0-9T:-]+Z catching up; '
+contains "the recent dropped fires logged as run late" "$log" \
+    'CLAIMED \(a [0-9T:-]+Z late, held through an outage; '
 
 # state JOB: "fire attempt state" of each row of the job, by fire.
 state()
