@@ -180,9 +180,9 @@ same "runs: each run's node holds its claim" \
 # write (after a bootstrap, the two others joining at once have held
 # it up for 3 to 19 s here); any moment the group lost it otherwise
 # (on a loaded machine its short timeouts have split it, the servers
-# all alive).  Around each such span:
-# PRE seconds before it, as the group's writes wait for it to decide
-# (evs.suspect_timeout, 2 s, and a claim then in flight), and HELD
+# all alive).  Around each such span: PRE seconds before it, as the
+# group's writes wait for it to decide (up to its evs.inactive_timeout,
+# 4 s here, and a claim then in flight; 3 s have been seen), and HELD
 # after it, as a daemon tries its servers again at its first store
 # call 5 s at most after its last failed try (the store's back-off; a
 # call a second here) and then runs the fires it held unclaimed that
@@ -190,7 +190,7 @@ same "runs: each run's node holds its claim" \
 # claim-defer-ms rounded up).  Nothing else: the servers that stop,
 # freeze, leave or rejoin while a primary component exists cost no
 # fire (a claim that waits for the cluster runs late).
-PRE=3
+PRE=5
 HELD=3
 nop=$(gal_noprim | tr '\n' ' ')
 echo "no primary component (by the servers' logs): $nop"
