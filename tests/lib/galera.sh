@@ -618,7 +618,7 @@ gal_noprim()
 		_i=$((_i + 1))
 	done | while read -r _d _t _n _k _s; do
 		echo "$(date -d "$_d $_t" +%s) $_s $_n $_k"
-	done | sort -s -n -k 1,2 | awk '
+	done | sort -s -k 1,1n -k 2,2n | awk '
 	    function span(k, any) {
 		if (any)
 			seen[k] = 1
