@@ -41,7 +41,10 @@
  * (store down, fenced, the pass owed) are kept too (FS_DROPPED): the
  * misfire pass leaves recent fires to the nodes firing them on time,
  * and when every node dropped them nobody else would claim or note
- * them.
+ * them.  One still that recent once the store answers is run, a few
+ * seconds late, rather than noted missed: an outage of a second or two
+ * (a database node left behind, a cluster that took a moment to take
+ * a server back) costs no fire.
  */
 
 #include <sys/types.h>
@@ -107,6 +110,7 @@ static int	 doubt_settle(struct fire *, const struct job *, int,
 static int	 doubt_cmp(const void *, const void *);
 static int	 instant_cmp(const void *, const void *);
 static int	 lost_before(const char *, time_t, int);
+static time_t	 recover_limit(const struct job *, const char *, time_t);
 static void	 pace_sample(int64_t);
 static size_t	 pace_budget(int64_t, int64_t);
 static void	 pace_wake(struct mtimer *, struct tick *);
@@ -348,8 +352,9 @@ verdict(struct tick *tk)
 }
 
 /*
- * The claim of fire f of job j is ours (a catch-up with catchup set),
- * made under the lease that ends at until: say so, then start or skip.
+ * The claim of fire f of job j is ours (catchup: 1 a catch-up, 2 a
+ * fire held through an outage), made under the lease that ends at
+ * until: say so, then start or skip.
  */
 static void
 claimed(struct fire *f, const struct job *j, int catchup, int64_t until,
@@ -755,13 +760,29 @@ doubt_cmp(const void *a, const void *b)
 }
 
 /*
+ * The newest instant of job j (identity id) that is a misfire at now:
+ * the fires after it are still on time, left to the nodes firing them
+ * (its spreading delay, the claim deferral and RECOVER_MARGIN).
+ */
+static time_t
+recover_limit(const struct job *j, const char *id, time_t now)
+{
+	return (now - (time_t)job_delay(j, id) - RECOVER_MARGIN -
+	    (time_t)((D.d_conf.c_defer_ms + 999) / 1000));
+}
+
+/*
  * Ask the store whose the fire in doubt is: a read of the claims first,
  * then the claim made again, which wins it now if nobody had it.  Ours,
  * it runs if still on time (or within a catch-up grace), else it is
- * noted missed.  A dropped fire was never started on time: a misfire,
- * of which a job gets one catch-up, for the latest (last set) of its
- * dropped fires, as after any outage.  Returns -1 when the store
- * failed again: the fire stays as it was.
+ * noted missed.  A dropped fire held unclaimed (the store down, this
+ * node fenced) runs if it is still as recent as the misfire pass
+ * leaves to the nodes firing on time (recover_limit()), since this
+ * node is one of them and the others may have dropped it too; an older
+ * one, or one claimed before and fenced at its start, is a misfire, of
+ * which a job gets one catch-up, for the latest (last set) of its
+ * dropped fires that are, as after any outage.  Returns -1 when the
+ * store failed again: the fire stays as it was.
  */
 static int
 doubt_settle(struct fire *f, const struct job *j, int last, struct tick *tk)
@@ -774,15 +795,18 @@ doubt_settle(struct fire *f, const struct job *j, int last, struct tick *tk)
 	time_t			 late = (time_t)(tk->tk_wall / 1000) - fire;
 	char			 label[JOB_LABELLEN];
 	int64_t			 until;
-	int			 won, rec, dropped;
+	int			 won, mine, rec, dropped, recent;
 
 	dropped = fire_state(f) == FS_DROPPED;
+	recent = fire > recover_limit(j, id, (time_t)(tk->tk_wall / 1000));
 	until = gate_lease_until(gate_state());
-	if (store_claim_check(D.d_st, id, fire, &won, &se) == -1 ||
-	    (!won && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
+	won = 0;
+	if (store_claim_check(D.d_st, id, fire, &mine, &se) == -1 ||
+	    (!mine && store_claim(D.d_st, id, fire, &won, &se) == -1)) {
 		gate_store_failed("settling a claim in doubt", &se);
 		return (-1);
 	}
+	won = won || mine;
 	metrics_claims(won, !won);
 	if (!won) {
 		fire_step(f, FE_NOT_WON, NULL, tk);
@@ -801,6 +825,14 @@ doubt_settle(struct fire *f, const struct job *j, int last, struct tick *tk)
 	d.fd_job = j;
 	if (rec > 0) {
 		fire_step(f, FE_RECORDED, &d, tk);
+		return (0);
+	}
+	/*
+	 * Held unclaimed and still recent: on time but for the outage.
+	 * (One claimed before and fenced at its start is a misfire.)
+	 */
+	if (dropped && recent && !mine) {
+		claimed(f, j, 2, until, tk);
 		return (0);
 	}
 	if ((!dropped && late <= LATE_MS / 1000) ||
@@ -832,7 +864,8 @@ doubts_settle(struct tick *tk)
 {
 	struct fire	**v;
 	const struct job *j;
-	size_t		 i, k, m, n, last;
+	size_t		 i, k, m, n, last, old;
+	time_t		 limit;
 
 	if ((n = fire_list(FSM(FS_DOUBT) | FSM(FS_DROPPED), &v)) == 0)
 		return (0);
@@ -847,11 +880,24 @@ doubts_settle(struct tick *tk)
 				fire_step(v[m], FE_GONE, NULL, tk);
 			continue;
 		}
-		/* Its latest dropped fire, for the one catch-up. */
-		last = n;
-		for (m = i; m < k; m++)
-			if (fire_state(v[m]) == FS_DROPPED)
-				last = m;
+		/*
+		 * Its latest dropped fire that is a misfire, for the one
+		 * catch-up: the latest older than recover_limit() (those
+		 * after it held unclaimed run, doubt_settle()), else the
+		 * latest.
+		 */
+		last = old = n;
+		limit = recover_limit(j, fire_id(v[i]),
+		    (time_t)(tk->tk_wall / 1000));
+		for (m = i; m < k; m++) {
+			if (fire_state(v[m]) != FS_DROPPED)
+				continue;
+			last = m;
+			if (fire_instant(v[m]) <= limit)
+				old = m;
+		}
+		if (old != n)
+			last = old;
 		for (m = i; m < k; m++) {
 			if (doubt_settle(v[m], j, m == last, tk) == -1) {
 				free(v);
@@ -999,8 +1045,7 @@ claim_recover(struct tick *tk)
 		if (ndue > 0 && bsearch(&key, due_ids, ndue,
 		    sizeof(*due_ids), id_cmp) != NULL)
 			continue;
-		limit = now - (time_t)job_delay(j, id) - RECOVER_MARGIN -
-		    (time_t)((D.d_conf.c_defer_ms + 999) / 1000);
+		limit = recover_limit(j, id, now);
 		js = job_sched(j);
 		if (sched_next(&js->js_sched, js->js_tz, list[pi].f_last,
 		    &t) == -1 || t > limit)

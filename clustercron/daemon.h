@@ -838,7 +838,8 @@ enum fire_event {
  * An event's data: fd_job for FE_LOCAL, FE_RERUN and FE_START (the
  * fire's job, this turn), fd_until the lease a start is bound by
  * (monotonic ms; 0: none), fd_catchup that the claim was a catch-up
- * (logged so), fd_why and fd_late for FE_NOSTART and FE_LATE (fd_why
+ * (1) or of a fire held unclaimed through an outage (2), logged so,
+ * fd_why and fd_late for FE_NOSTART and FE_LATE (fd_why
  * also for FE_OVER and FE_TOO_LATE: the limit's words), and what
  * proc.c said of an ended attempt (fd_spool: the run file it said it
  * from).

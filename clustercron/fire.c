@@ -395,7 +395,8 @@ act(struct fire *f, enum fire_action a, const struct fire_data *d,
 		job_label(j, label, sizeof(label));
 		fire_log(D.d_loglevel & LL_FIRES ? LOG_INFO : LOG_DEBUG,
 		    job_owner(j), "CLAIMED", D.d_conf.c_node, f->f_instant,
-		    label, d->fd_catchup ? "catching up" : NULL);
+		    label, d->fd_catchup == 2 ? "late, held through an "
+		    "outage" : d->fd_catchup ? "catching up" : NULL);
 		break;
 	case A_RERUN:
 		/*

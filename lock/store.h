@@ -1046,7 +1046,7 @@ void	 store_at_runjob(int64_t, char *, size_t);
  * over one column short (a *.before point of a statement that returns
  * rows), which the operation must refuse with STORE_FATAL.
  * store_fault_set() replaces every armed fault (kind STORE_FAULT_NONE
- * disarms all); store_fault_add() arms one more (up to four), to hit a
+ * disarms all); store_fault_add() arms one more (up to sixteen), to hit a
  * point reached only while recovering from another.
  * store_fault_points() lists the point names, NULL-ended.
  * store_fault_hits() says how often a fault fired since the last set.

@@ -27,7 +27,7 @@
 #include "store.h"
 #include "store_int.h"
 
-#define FAULT_MAX	4
+#define FAULT_MAX	16
 #define STALL_SECS	5	/* a stall armed without its length */
 
 static enum store_fault fault_at(const char *, const char *, const char *,

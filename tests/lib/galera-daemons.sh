@@ -14,9 +14,10 @@
 # Daemon d3 finds its list of servers in its option file instead
 # ($T/d3.cnf: "host" in its group clustercron, the URL naming none).  The
 # daemons are killed, and their logs checked for sanitizer reports,
-# before the cluster goes.
+# before the cluster goes.  GALD_DEBUG=-d (with KEEP_TMP=1) has them log
+# each fire's steps, to tell afterwards why a fire was missed.
 
-DMN_FLAGS="-L 31"
+DMN_FLAGS="-L 31 ${GALD_DEBUG:-}"
 
 gal_init
 # The daemons go first, then the cluster (gal_cleanup exits).

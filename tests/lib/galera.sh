@@ -55,6 +55,12 @@
 #			when the bootstrap began,
 #			GAL_UP when the bootstrapped node was seen Synced
 #			and primary again, GAL_WHOLE when all were
+#	gal_noprim	print the spans, "FROM TO" in seconds since the
+#			epoch (TO "now" for one not over), when no
+#			server was in a primary component, by the
+#			servers' logs (their views, starts, shutdowns,
+#			and the kills gal_kill marks there): from the
+#			cluster's first primary component on
 #	gal_state N	print node N's "ready local_state comment
 #			cluster_status cluster_size", or "down"
 #	gal_status N VAR	print one global status variable of node N
@@ -577,6 +583,65 @@ gal_kill()
 	kill -9 "$_p" 2>/dev/null
 	wait "$_p" 2>/dev/null
 	eval "GAL_PID_$1="
+	# (For gal_noprim: a killed server says nothing.)
+	echo "$(date +'%Y-%m-%d %H:%M:%S') 0 [Note] gal_kill: killed" \
+	    >>"$T/n$1/mariadbd.log"
+}
+
+# gal_noprim: each server's log says when it entered a view, primary or
+# not, when the state exchange of a primary one ended (its "Quorum
+# results", from which it takes writes), and when it started and shut
+# down (gal_kill and gal_restart add their kills).  The spans, to the
+# second, when no server was in a primary view; and those when no
+# primary view had finished its exchange, that surely outlasted a
+# second (one stuck in it, as after a bootstrap when the others rejoin
+# at once: a view change that ends at once is none).  At one second,
+# what leaves a primary component comes first.
+gal_noprim()
+{
+	_i=1
+	while [ $_i -le $GAL_N ]; do
+		[ -f "$T/n$_i/mariadbd.log" ] && awk -v n=$_i '
+		    /WSREP: view\(view_id\(PRIM,/ {
+			print $1, $2, n, "v", 1; print $1, $2, n, "q", 0; next
+		    }
+		    /WSREP: view\(view_id\(NON_PRIM,/ || /Normal shutdown/ ||
+		    /\] Starting MariaDB/ || /gal_kill: killed/ {
+			print $1, $2, n, "v", 0; print $1, $2, n, "q", 0; next
+		    }
+		    /WSREP: Quorum results:/ { qt = $1 " " $2; next }
+		    qt != "" && /component *= *PRIMARY/ {
+			print qt, n, "q", 1; qt = ""
+		    }
+		    qt != "" && /component *= *NON-PRIMARY/ { qt = "" }' \
+		    "$T/n$_i/mariadbd.log"
+		_i=$((_i + 1))
+	done | while read -r _d _t _n _k _s; do
+		echo "$(date -d "$_d $_t" +%s) $_s $_n $_k"
+	done | sort -s -k 1,1n -k 2,2n | awk '
+	    function span(k, any) {
+		if (any)
+			seen[k] = 1
+		if (seen[k] && !any && !off[k]) {
+			off[k] = 1
+			from[k] = $1
+		} else if (any && off[k]) {
+			off[k] = 0
+			if (k == "v" || $1 > from[k] + 1)
+				print from[k], $1
+		}
+	    }
+	    { st[$4, $3] = $2; any = 0
+	      for (i = 1; i <= 3; i++)
+		if (st[$4, i])
+			any = 1
+	      span($4, any) }
+	    END {
+		if (off["v"])
+			print from["v"], "now"
+		if (off["q"])
+			print from["q"], "now"
+	    }' | sort -n -u
 }
 
 gal_pause()
@@ -637,6 +702,12 @@ gal_restart()
 		;;
 	crash)
 		GAL_DOWN=$(gal_now)
+		_i=1
+		while [ $_i -le $GAL_N ]; do
+			echo "$(date +'%Y-%m-%d %H:%M:%S') 0 [Note]" \
+			    "gal_kill: killed" >>"$T/n$_i/mariadbd.log"
+			_i=$((_i + 1))
+		done
 		_i=1
 		while [ $_i -le $GAL_N ]; do
 			kill -9 "$(gal_pid $_i)" 2>/dev/null

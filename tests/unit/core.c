@@ -459,15 +459,20 @@ test_fence(void)
 	if (store_claim_check(D.d_st, id, s + 1, &won, &se) == -1)
 		exit(99);
 	ok(!won, "no claim in the store");
-	/* Renewed: the kept fire is settled, by its misfire policy. */
+	/*
+	 * Renewed a second later: the kept fire is settled; still as
+	 * recent as the misfire pass leaves to the nodes on time, and
+	 * claimed by nobody, it runs, late, rather than being noted
+	 * missed (tests/daemon/dropped.sh has older ones noted).
+	 */
 	gate_beat(fake_mono + 500, fake_mono + 500);
 	turn(t + 2000, 500);
 	settle();
 	ok(count(FSM(FS_DROPPED)) == 0 && logged("(CRON) FENCED (lifted)"),
 	    "renewed: the fence lifted, the fire settled");
-	is_int(runs(id, s + 1, RUN_MISSED), 1,
-	    "run by no one on time: noted missed (skip policy)");
-	is_int(runs(id, s + 1, -1), 1, "and not run");
+	is_int(runs(id, s + 1, RUN_FINISHED), 1,
+	    "run by no one on time, still recent: claimed and run late");
+	is_int(runs(id, s + 1, -1), 1, "and run once");
 	is_int(runs(id, s + 2, RUN_FINISHED), 1, "the next fire runs");
 	D.d_mysql = 0;
 	table_drop(tb, &left);

@@ -3007,8 +3007,13 @@ test_fault_spec(struct store *a)
 	static const char *const bad[] = {
 		"now.before:1", "now.before:x:fail", "now.before:0:fail",
 		"now.before:1:explode", ":1:fail",
+		/* One more than FAULT_MAX (16). */
 		"a.before:1:fail,b.before:1:fail,c.before:1:fail,"
-		    "d.before:1:fail,now.before:1:fail",
+		    "d.before:1:fail,e.before:1:fail,f.before:1:fail,"
+		    "g.before:1:fail,h.before:1:fail,i.before:1:fail,"
+		    "j.before:1:fail,k.before:1:fail,l.before:1:fail,"
+		    "m.before:1:fail,n.before:1:fail,o.before:1:fail,"
+		    "p.before:1:fail,now.before:1:fail",
 	};
 	struct store_error	 err;
 	int64_t			 v;
