@@ -347,6 +347,8 @@ beat_attempt(int locked)
 		pthread_mutex_unlock(&B.b_mu);
 	if (hb == NULL && store_open(&beat_sc, &hb, &se) == -1)
 		goto out;
+	/* An attempt every heartbeat-interval, not at the back-off's. */
+	store_retry_now(hb);
 	tick_read(&beat_tk);
 	m0 = beat_tk.tk_mono;
 	wall = beat_tk.tk_wall;
@@ -520,11 +522,14 @@ beat_take(struct tick *tk)
 	}
 	/*
 	 * The store answered the heartbeat: the main connection may be
-	 * back too, tried once at once (before this turn's claims).
+	 * back too, tried once at once (before this turn's claims), not
+	 * when its back-off, up to 5 s, would have it.
 	 */
-	if (!failed && stuck == 0 && !gate_store_up() && D.d_st != NULL &&
-	    store_now(D.d_st, &store_ms, &se) == 0)
-		gate_store_ok();
+	if (!failed && stuck == 0 && !gate_store_up() && D.d_st != NULL) {
+		store_retry_now(D.d_st);
+		if (store_now(D.d_st, &store_ms, &se) == 0)
+			gate_store_ok();
+	}
 }
 
 /*

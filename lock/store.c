@@ -349,6 +349,12 @@ lk_commit(struct store *st, const char *point, struct store_error *err)
 	return (lk_fault_after(st, point, "commit", err));
 }
 
+void
+store_retry_now(struct store *st)
+{
+	st->s_next_connect = 0;
+}
+
 /* Connect if not connected, no sooner than the back-off allows. */
 int
 lk_connect(struct store *st, struct store_error *err)

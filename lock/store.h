@@ -422,6 +422,14 @@ int	 store_statements(struct store *, int64_t *, struct store_error *);
 void	 store_abort(struct store *);
 
 /*
+ * store_retry_now(): the next call may connect at once, whatever the
+ * back-off after failed connections (50 ms doubling to 5 s), as when
+ * another connection to the same store has just been answered.  A
+ * failed attempt then lengthens the back-off as before.
+ */
+void	 store_retry_now(struct store *);
+
+/*
  * Runs.  A fire's life: claimed -> running -> finished | lost; or
  * claimed -> failed (the job could not be started); or a fire nobody
  * started: missed | skipped.  One row per (job, fire, attempt, node):
