@@ -1284,7 +1284,8 @@ sweep_span(const char *nodes, time_t from, time_t to, struct tick *tk)
 		gate_store_failed("reading the claims to sweep", &se);
 		return (-1);
 	}
-	qsort(cl, ncl, sizeof(*cl), claimrow_cmp);
+	if (ncl > 1)
+		qsort(cl, ncl, sizeof(*cl), claimrow_cmp);
 	/* Each job's fires of the span that no node claimed. */
 	memset(&it, 0, sizeof(it));
 	jobiter_start(&it, 0);

@@ -21,6 +21,8 @@
 # fire runs once.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+# The settling of fires is timed by the log's stamps.
+DMN_STAMPED=1
 # The lines about fires this test reads (CLAIMED and the like are
 # debug lines by default, clustercron(8); -d adds each fire's steps).
 DMN_FLAGS="-L 31 -d"

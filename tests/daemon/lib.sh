@@ -14,7 +14,11 @@
 # standard error, redirected to the same file: the sanitizer stage of
 # tests/run-all.sh uses it, since a detached daemon's standard error is
 # /dev/null once it is ready and sanitizer reports go there.  Either
-# way a sanitizer report in a daemon's log fails the test.
+# way a sanitizer report in a daemon's log fails the test.  A test
+# that reads the log's time stamps sets DMN_STAMPED before dmn_setup:
+# in the foreground too the daemon then logs to its log-file (the same
+# file, stamped), while sanitizer reports still land there from
+# standard error.
 #
 # DMN_DEBUG set adds -d to every daemon's flags: the FIRE lines of each
 # fire's transitions (clustercron(8)) land in its log, to read a failure
@@ -131,7 +135,9 @@ dmn_setup()
 		echo "runner = $top_builddir/runner/runner"
 		echo "runs-dir = $T/$1/runs"
 		echo "shutdown-grace = 20s"
-		[ "$DMN_MODE" = detached ] && echo "log-file = $T/$1.log"
+		if [ "$DMN_MODE" = detached ] || [ -n "${DMN_STAMPED:-}" ]; then
+			echo "log-file = $T/$1.log"
+		fi
 		cat
 	} >"$T/$1/clustercron.conf"
 }

@@ -14,6 +14,8 @@
 # twice.
 
 . "$top_srcdir/tests/daemon/lib.sh"
+# The settling of fires is timed by the log's stamps.
+DMN_STAMPED=1
 dmn_cluster
 
 dmn_setup n1 <<EOF
