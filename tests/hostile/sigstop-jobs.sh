@@ -37,7 +37,9 @@ good_start ccgs$$ "$T/a/sock"
 } >"$T/hostile.tab"
 chmod 644 "$T/hostile.tab"
 
-# The stopper: every process of H, stopped as soon as it is seen.
+# The stopper: every process of H, stopped as soon as it is seen.  It
+# starts once his table is in: ctab runs as H too, and stopped it would
+# hold the test (and the flood lock) for good.
 stopper()
 {
 	while [ ! -e "$T/stop.end" ]; do
@@ -45,14 +47,16 @@ stopper()
 		sleep 0.05
 	done
 }
-stopper &
-STOPPER=$!
-trap '_st=$?; touch "$T/stop.end"; wait $STOPPER; pkill -KILL -u "$H";
+STOPPER=
+trap '_st=$?; touch "$T/stop.end"; [ -z "$STOPPER" ] || wait $STOPPER;
+    pkill -KILL -u "$H";
     (exit $_st); dmn_cleanup' EXIT
 
 good_begin
-runuser -u "$H" -- env CTAB_SOCKET="$T/a/sock" "$CTAB" "$T/hostile.tab" ||
+runuser -u "$H" -- env CTAB_SOCKET="$T/a/sock" "$CTAB" "$T/hostile.tab" 8>&- ||
     fail "the hostile table was not installed"
+stopper &
+STOPPER=$!
 stopped()
 {
 	[ "$(ps -o stat= -u "$H" | grep -c '^T')" -ge "$1" ]
