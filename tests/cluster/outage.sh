@@ -42,7 +42,10 @@ down() { in_log n1 'STORE DOWN' && in_log n2 'STORE DOWN'; }
 wait_for 20 down || fail "nodes did not notice the store went"
 n=$(count_lines "$O/cluster")
 l=$(count_lines "$O/local.n1")
-wait_for 20 at_least $((l + 4)) "$O/local.n1" ||
+# Seven seconds away: the fires held longer than the misfire pass's
+# on-time margin (claim.c's recover_limit(), about 3 s here) are noted
+# missed when the store is back; the more recent ones run late.
+wait_for 20 at_least $((l + 7)) "$O/local.n1" ||
     fail "node-local jobs stopped with the store"
 same "no cluster job ran without the store" "$(count_lines "$O/cluster")" \
     "$n"
