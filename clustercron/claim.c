@@ -118,6 +118,13 @@ static int	 id_cmp(const void *, const void *);
 
 static int	 claim_shared(struct tick *);
 static size_t	 claim_left(struct fire **, size_t, struct tick *);
+static void	 cover_turn(struct tick *);
+static void	 cover_unclean(int64_t);
+static void	 cover_publish(struct fire *const *, size_t);
+static int	 cover_await(struct job *, const struct jobref *, const char *,
+		    size_t);
+static void	 cover_walk(struct tick *);
+static uint64_t	 name_hash(const char *);
 
 static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
 
@@ -134,6 +141,64 @@ static struct {
 	int64_t		 s_at;		/* mono ms of the read; 0 never */
 } shared;
 
+/*
+ * The cover (store.h): what this node says at each heartbeat of the
+ * fires it was the preferred claimant of, and the backups' fires that
+ * wait for their preferred node's word.
+ *
+ * This node's side.  Every cluster fire due by c_to and from c_from on
+ * that the ranking of the live nodes c_view names this node first for,
+ * of the jobs c_jobs, has been claimed by this node or found taken.
+ * c_to is how far the loop has taken fires off its timers (upto), less
+ * the fires it left unclaimed for later slices (claim_flush()); c_from
+ * moves past every fire the node could not claim (store down, fenced,
+ * drained, stopping, a claim in doubt, a misfire, a turn it gave up as
+ * busier by its count now), and past everything taken so far when the
+ * candidates or this node's jobs change.  The cover only ever promises
+ * less than was done.
+ *
+ * A backup's side.  A backup (rank 1 or 2) of a fire whose preferred
+ * node beat lately with a cover of the same candidates and the same
+ * jobs does not read the claims at claim-defer: it defers the job's
+ * timer to the wait's end (COVER_WAIT after two heartbeats) and waits
+ * for that node's next covers.  Covered: the fire is settled, not this
+ * node's, with no statement.  That node's clock passed the fire (its
+ * beat says) without covering it, or it is gone from the live nodes:
+ * the backup reads and claims as before, at once.  Nothing heard by the
+ * wait's end (the node died, its beats stopped): the timer does that
+ * too.  Only where the job's next fire comes after the wait's end, as
+ * the claim must come before the next fire's claim moves the job's row
+ * past this one; a job due more often is read at claim-defer as
+ * before.  A fire costs the same statements at three nodes and six as
+ * at one; a preferred node that died costs its fires up to two
+ * heartbeats of lateness, until the others see its beats stop.
+ */
+#define COVER_WAIT	1000	/* ms past two heartbeats */
+#define COVER_PASSED	500	/* ms: its clock this far past: passed */
+#define COVER_LEFT	INT64_MAX	/* c_from: the node stops claiming */
+struct await {
+	struct jobref	 a_ref;
+	char		 a_id[CRON_IDLEN + 1];
+	time_t		 a_fire;
+	int64_t		 a_due;		/* wall ms */
+	uint64_t	 a_pref;	/* name_hash() of its preferred node */
+	uint64_t	 a_view;	/* the candidates, by this node */
+	uint64_t	 a_jobs;	/* jobtab_sum() then */
+	size_t		 a_rank;
+};
+static struct {
+	struct store_cover c;		/* this node's */
+	struct store_cover said;	/* ... as node.c has it */
+	int64_t		 upto;		/* fires due by this taken, ms */
+	int		 begun;
+	int		 left;		/* COVER_LEFT said */
+	struct await	*aw;
+	size_t		 naw;
+	size_t		 capaw;
+	size_t		 kept;		/* naw after the last walk */
+	uint64_t	 gen;		/* the gate's nodes walked */
+} cov;
+
 /* Take every job due by the tick off the wall-clock timers. */
 void
 claim_due(struct tick *tk)
@@ -141,8 +206,199 @@ claim_due(struct tick *tk)
 	struct jobref	 ref;
 	struct job	*j;
 
+	cover_turn(tk);
+	cover_walk(tk);
+	if (D.d_stopping)
+		claim_leave();
 	while ((j = jobs_due(tk->tk_wall, &ref)) != NULL)
 		due(j, &ref, tk);
+	if (tk->tk_wall > cov.upto)
+		cov.upto = tk->tk_wall;
+}
+
+/*
+ * A turn begins: a cover of other candidates or other jobs than the
+ * fires taken so far were ranked with starts after them.
+ */
+static void
+cover_turn(struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+	uint64_t		 sum = jobtab_sum();
+
+	if (cov.left)
+		return;
+	if (!cov.begun) {
+		/* No fire before the first turn was ranked here. */
+		cov.begun = 1;
+		cov.upto = tk->tk_wall;
+		cov.c.c_from = cov.c.c_to = tk->tk_wall + 1;
+		cov.c.c_view = g->g_view;
+		cov.c.c_jobs = sum;
+		return;
+	}
+	if (g->g_view != cov.c.c_view || sum != cov.c.c_jobs) {
+		cov.c.c_from = cov.upto + 1;
+		cov.c.c_view = g->g_view;
+		cov.c.c_jobs = sum;
+	}
+}
+
+/* A fire due at due (ms) that this node may have left unclaimed. */
+static void
+cover_unclean(int64_t due)
+{
+	if (due >= cov.c.c_from)
+		cov.c.c_from = due + 1;
+}
+
+/*
+ * The end of claim_flush(): the left[] fires (nleft) stay unclaimed for
+ * a later slice, so the cover stops short of the earliest; node.c has
+ * the cover for the next heartbeat.
+ */
+static void
+cover_publish(struct fire *const *left, size_t nleft)
+{
+	int64_t	 to = cov.upto, at;
+	size_t	 i;
+
+	if (!D.d_mysql || cov.left)
+		return;
+	/* Due at its instant or later: stop before the instant. */
+	for (i = 0; i < nleft; i++) {
+		at = (int64_t)fire_instant(left[i]) * 1000;
+		if (at <= to)
+			to = at - 1;
+	}
+	cov.c.c_to = to;
+	if (memcmp(&cov.c, &cov.said, sizeof(cov.c)) != 0) {
+		cov.said = cov.c;
+		node_cover(&cov.c);
+	}
+}
+
+/* FNV-1a of a node's name. */
+static uint64_t
+name_hash(const char *c)
+{
+	uint64_t	 h = 1469598103934665603ULL;
+
+	for (; *c != '\0'; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	return (h);
+}
+
+/*
+ * Fire (j's now, identity id, due at j's timer) of which this node is
+ * backup rank: wait for its preferred node's cover (1), or not (0: read
+ * at claim-defer).
+ */
+static int
+cover_await(struct job *j, const struct jobref *ref, const char *id,
+    size_t rank)
+{
+	const struct gate	*g = gate_state();
+	const struct gate_node	*pn;
+	struct await		*a;
+	int64_t			 until, hb = D.d_conf.c_heartbeat_ms;
+	time_t			 next;
+	size_t			 p;
+
+	if (!D.d_mysql || (p = gate_pick(g, id, (time_t)j->j_fire)) ==
+	    SIZE_MAX)
+		return (0);
+	pn = &g->g_nodes[p];
+	if (pn->gn_cover.c_to == 0 || pn->gn_cover.c_from == COVER_LEFT ||
+	    pn->gn_age > hb + COVER_WAIT ||
+	    pn->gn_cover.c_view != g->g_view ||
+	    pn->gn_cover.c_jobs != jobtab_sum())
+		return (0);
+	until = j->j_due + D.d_conf.c_defer_ms * (int64_t)rank + 2 * hb +
+	    COVER_WAIT;
+	/* Not so long that the fire would be a misfire. */
+	if (until - j->j_due > LATE_MS / 2)
+		return (0);
+	if (job_next(j, (time_t)j->j_fire, &next) == 0 &&
+	    ((int64_t)next + job_delay(j, id)) * 1000 <= until + COVER_WAIT)
+		return (0);
+	if (cov.naw == cov.capaw) {
+		cov.capaw = cov.capaw ? cov.capaw * 2 : 64;
+		cov.aw = xreallocarray(cov.aw, cov.capaw, sizeof(*cov.aw));
+	}
+	a = &cov.aw[cov.naw++];
+	a->a_ref = *ref;
+	strlcpy(a->a_id, id, sizeof(a->a_id));
+	a->a_fire = (time_t)j->j_fire;
+	a->a_due = j->j_due;
+	a->a_pref = name_hash(pn->gn_name);
+	a->a_view = g->g_view;
+	a->a_jobs = jobtab_sum();
+	a->a_rank = rank;
+	job_defer_to(j, until);
+	j->j_flags |= JOB_AWAIT;
+	return (1);
+}
+
+/*
+ * The fires waiting for a cover, once the live nodes were read again:
+ * settled where their preferred node covered them, read and claimed at
+ * once where it passed them without (or is gone), left waiting else.
+ */
+static void
+cover_walk(struct tick *tk)
+{
+	const struct gate	*g = gate_state();
+	const struct gate_node	*pn;
+	const struct store_cover *c;
+	struct await		*a;
+	struct jobref		 ref;
+	struct job		*j;
+	size_t			 i, k, p, nnot = 0;
+	int64_t			 at;
+
+	/* Walked again when the nodes were read, or to drop the stale. */
+	if (cov.naw == 0 || (cov.gen == g->g_gen &&
+	    cov.naw < 2 * cov.kept + 64))
+		return;
+	cov.gen = g->g_gen;
+	for (i = k = 0; i < cov.naw; i++) {
+		a = &cov.aw[i];
+		ref = a->a_ref;
+		/* Read, or rescheduled by a reload, meanwhile. */
+		if ((j = job_get(&ref, a->a_id)) == NULL ||
+		    !(j->j_flags & JOB_AWAIT) || j->j_fire != a->a_fire)
+			continue;
+		for (p = 0; p < g->g_nnodes; p++)
+			if (name_hash(g->g_nodes[p].gn_name) == a->a_pref)
+				break;
+		if (p < g->g_nnodes) {
+			pn = &g->g_nodes[p];
+			c = &pn->gn_cover;
+			if (c->c_view == a->a_view && c->c_jobs == a->a_jobs &&
+			    c->c_from <= a->a_due && a->a_due <= c->c_to) {
+				job_schedule(j, a->a_fire, a->a_id);
+				nnot++;
+				continue;
+			}
+			if (c->c_from != COVER_LEFT && pn->gn_wall <
+			    a->a_due + D.d_conf.c_defer_ms *
+			    (int64_t)a->a_rank + COVER_PASSED) {
+				cov.aw[k++] = *a;
+				continue;
+			}
+		}
+		/* Passed, left or gone: read now, the backups in turn. */
+		at = a->a_due + D.d_conf.c_defer_ms * (int64_t)a->a_rank;
+		j->j_flags &= ~JOB_AWAIT;
+		job_defer_to(j, at > tk->tk_wall ? at : tk->tk_wall);
+	}
+	cov.naw = cov.kept = k;
+	if (nnot > 0) {
+		metrics_claims(0, nnot);
+		log_debug("(CRON) COVERED (%zu fires settled by their "
+		    "preferred nodes' heartbeats)", nnot);
+	}
 }
 
 /*
@@ -177,6 +433,11 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	/* Decided now, with the nodes alive now. */
 	if (cluster && !deferred && D.d_conf.c_defer_ms > 0 &&
 	    (rank = gate_rank(gate_state(), id, fire, proc_count())) > 0) {
+		if (gate_pick(gate_state(), id, fire) == gate_self())
+			/* Busier now: its turn given up, not covered. */
+			cover_unclean(tk->tk_wall);
+		if (rank <= BACKUPS && cover_await(j, ref, id, rank))
+			return;
 		if (rank <= BACKUPS || !claim_shared(tk)) {
 			job_defer(j, D.d_conf.c_defer_ms * (int64_t)
 			    (rank < BACKUPS ? rank : BACKUPS));
@@ -194,11 +455,15 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 		 * through are misfires, not a burst of runs.
 		 */
 		job_schedule(j, (time_t)(tk->tk_wall / 1000), id);
-		if (cluster)
+		if (cluster) {
 			gate_owe(1);
+			cover_unclean(tk->tk_wall);
+		}
 		return;
 	}
 	job_schedule(j, after, id);
+	if (D.d_stopping && cluster)
+		cover_unclean(tk->tk_wall);
 	if (D.d_stopping || skip)
 		return;
 	f = fire_new(ref, id, fire, 1);
@@ -614,6 +879,29 @@ id_cmp(const void *a, const void *b)
 }
 
 /*
+ * The node stops claiming (the daemon stops): its next heartbeats, and
+ * node_leave()'s last, say so, and the others wait for it no more.
+ */
+void
+claim_leave(void)
+{
+	if (cov.left || !D.d_mysql)
+		return;
+	cov.left = 1;
+	cov.c.c_from = cov.c.c_to = COVER_LEFT;
+	cov.said = cov.c;
+	node_cover(&cov.c);
+}
+
+/* Let go of the fires waiting for a cover (the daemon leaves). */
+void
+claim_free(void)
+{
+	free(cov.aw);
+	memset(&cov, 0, sizeof(cov));
+}
+
+/*
  * Claim the cluster fires due (claim_fires()), the oldest first, as
  * many as this node can start within its lease (pace_budget()); the
  * others stay due, for a later turn or another node.  On a cluster
@@ -635,14 +923,18 @@ claim_flush(struct tick *tk)
 
 	tick_read(tk);
 	pace_sample(tk->tk_mono);
-	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0)
+	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0) {
+		cover_publish(NULL, 0);
 		return;
+	}
 	t0 = tk->tk_mono;
 	switch (verdict(tk)) {
 	case GATE_STOPPING:
+		cover_unclean(cov.upto);
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_LEAVE, NULL, tk);
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	case GATE_DRAINED:
 		/*
@@ -650,15 +942,19 @@ claim_flush(struct tick *tk)
 		 * drained, the misfire pass notes the fires later.
 		 */
 		gate_owe(0);
+		cover_unclean(cov.upto);
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_LEAVE, NULL, tk);
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	case GATE_FENCED:
 		/* As when the store is down: kept, settled later. */
+		cover_unclean(cov.upto);
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_HOLD, NULL, tk);
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	default:
 		break;
@@ -666,9 +962,11 @@ claim_flush(struct tick *tk)
 	if (D.d_st != NULL && gate_owed())
 		claim_recover(tk);
 	if (D.d_st == NULL || gate_owed()) {
+		cover_unclean(cov.upto);
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_HOLD, NULL, tk);
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	}
 	/* A job gone since it came due is not claimed. */
@@ -681,6 +979,7 @@ claim_flush(struct tick *tk)
 	}
 	if ((nq = k) == 0) {
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	}
 	/*
@@ -691,6 +990,7 @@ claim_flush(struct tick *tk)
 	qsort(q, nq, sizeof(*q), instant_cmp);
 	if ((nq = claim_left(q, nq, tk)) == 0) {
 		free(q);
+		cover_publish(NULL, 0);
 		return;
 	}
 	tick_read(tk);
@@ -705,6 +1005,7 @@ claim_flush(struct tick *tk)
 		    fire_starting(), pace.p_rate, (long long)(until -
 		    tk->tk_mono));
 	}
+	cover_publish(q + nq, nleft);
 	if (nq == 0) {
 		free(q);
 		return;
@@ -733,8 +1034,10 @@ claim_flush(struct tick *tk)
 			memset(&d, 0, sizeof(d));
 			d.fd_job = jobs[i];
 			fire_step(q[i], FE_NOT_WON, &d, tk);
-		}
+		} else
+			cover_unclean(cov.upto);
 	}
+	cover_publish(q + nq, nleft);
 	free(ids);
 	free(won);
 	free(jobs);

@@ -1248,6 +1248,7 @@ daemon_main(int argc, char **argv)
 	if (proc_count() > 0)
 		log_info("(CRON) STOPPING (%zu jobs left to their runners)",
 		    proc_count());
+	claim_leave();
 	node_leave(&tk);
 	record_final(&tk);
 	atrun_final(&tk);
@@ -1261,6 +1262,7 @@ daemon_main(int argc, char **argv)
 	record_free();
 	loader_free();
 	jobtab_free();
+	claim_free();
 	node_free();
 	metrics_free();
 	mtimer_free();

@@ -235,6 +235,9 @@ struct gate_node {
 	char		*gn_name;
 	int		 gn_load;	/* running jobs it reported */
 	int		 gn_able;	/* may be a preferred claimant */
+	int64_t		 gn_age;	/* its last beat's age then, ms */
+	int64_t		 gn_wall;	/* ... sent at, by its clock */
+	struct store_cover gn_cover;	/* ... and what it said it covered */
 };
 
 struct gate {
@@ -248,6 +251,8 @@ struct gate {
 	int		 g_skewed;	/* clock beyond max-clock-skew */
 	struct gate_node *g_nodes;	/* live, sorted by name */
 	size_t		 g_nnodes;
+	uint64_t	 g_view;	/* a hash of the candidates' names */
+	uint64_t	 g_gen;		/* g_nodes read so many times */
 };
 
 enum gate_verdict {
@@ -283,6 +288,8 @@ enum gate_verdict gate_check(int64_t);
 int64_t	 gate_lease_until(const struct gate *);
 int	 gate_renewed(const struct gate *, int64_t);
 size_t	 gate_rank(const struct gate *, const char *, time_t, size_t);
+size_t	 gate_pick(const struct gate *, const char *, time_t);
+size_t	 gate_self(void);
 int	 gate_preferred(const struct gate *, const char *, time_t, size_t);
 
 /*
@@ -329,6 +336,7 @@ struct table {
 	int		 tb_read;	/* tb_dev .. tb_ctim are valid */
 	int		 tb_loaded;	/* parsed without error once */
 	int		 tb_pending;	/* has jobs to register */
+	uint64_t	 tb_sum;	/* its share of jobtab_sum() */
 	struct pool	*tb_pool;	/* the jobs' strings and options */
 	struct jkind	*tb_kinds;
 	size_t		 tb_nkinds;
@@ -393,6 +401,7 @@ struct jkind {
 #define JOB_NEW		0x1	/* not yet registered */
 #define JOB_DEFERRED	0x2	/* preferred node first */
 #define JOB_INPUT	0x4	/* j_text holds an input */
+#define JOB_AWAIT	0x8	/* deferred for a cover (claim.c) */
 #define JOB_TEXTMAX	(1U << 28)	/* j_text's bound: a table's text */
 
 struct job {
@@ -455,7 +464,10 @@ job_input(const struct job *j)
  * (borrowed); table_get() finds one by name or makes it (strings
  * copied); table_drop() takes one away with its jobs, whose identities
  * it appends to lj (see table_load()).  jobtab_count() is the number
- * of jobs.  jobtab_free() frees everything.
+ * of jobs; jobtab_sum() a hash of the set of identities of the jobs of
+ * cluster scope (the sum of their first 8 bytes, so that two nodes
+ * holding the same jobs have the same sum whatever their order).
+ * jobtab_free() frees everything.
  *
  * table_load() puts the entries of ct (NULL: none; freed here) in the
  * table, keeping what did not change: a job whose identity survives
@@ -497,6 +509,7 @@ void	 table_load_end(struct table *, struct tload *, time_t, int,
 void	 table_load_abort(struct tload *);
 void	 table_drop(struct table *, struct leftjobs *);
 size_t	 jobtab_count(void);
+uint64_t jobtab_sum(void);
 void	 jobtab_free(void);
 
 /*
@@ -556,7 +569,10 @@ void	 id_hex(const uint8_t *, char [CRON_IDLEN + 1]);
  * is due at it plus the job's delay (id: its identity, or NULL); a
  * job that fires no more (@reboot, no next instant) is taken off.
  * job_defer() queues its timer again, ms later than it was due, marking
- * it JOB_DEFERRED until it is next scheduled.  jobs_due() takes off and
+ * it JOB_DEFERRED until it is next scheduled; job_defer_to() queues it
+ * for the wall instant at (ms), so marked too.  job_next() gives the
+ * instant the job fires next strictly after `after' (0), or -1 when it
+ * fires no more.  jobs_due() takes off and
  * returns the earliest job due at or before the wall instant now (ms),
  * with its handle in *ref, or NULL; jobs_next() gives the earliest
  * timer's instant (1), or 0 when none is queued.
@@ -565,6 +581,8 @@ void	 id_hex(const uint8_t *, char [CRON_IDLEN + 1]);
  */
 void	 job_schedule(struct job *, time_t, const char *);
 void	 job_defer(struct job *, int64_t);
+void	 job_defer_to(struct job *, int64_t);
+int	 job_next(const struct job *, time_t, time_t *);
 struct job *jobs_due(int64_t, struct jobref *);
 int	 jobs_next(int64_t *);
 void	 jobs_reschedule_all(time_t);
@@ -918,6 +936,7 @@ void	 node_beat_now(struct tick *);
 void	 node_leave(struct tick *);
 size_t	 node_lost(struct lostrun **);
 size_t	 node_gone(struct gonenode **);
+void	 node_cover(const struct store_cover *);
 int	 node_tables_due(void);
 void	 node_free(void);
 
@@ -930,7 +949,8 @@ void	 node_free(void);
  * doubt first); claim_sweep() notes the fires that dead nodes (node.c's
  * node_gone()) left claimed by no node; claim_rerun() reruns a lost run
  * (node.c's) when its job asks; claim_reboot() starts the @reboot
- * entries.
+ * entries.  claim_leave() has the heartbeats say that this node claims
+ * no more (the daemon stops); claim_free() lets go of everything.
  */
 void	 claim_due(struct tick *);
 void	 claim_flush(struct tick *);
@@ -938,6 +958,8 @@ void	 claim_recover(struct tick *);
 void	 claim_sweep(const struct gonenode *, size_t, struct tick *);
 void	 claim_rerun(const char *, time_t, int, struct tick *);
 void	 claim_reboot(struct tick *);
+void	 claim_leave(void);
+void	 claim_free(void);
 
 /*
  * atrun.c: one-shot jobs (at(1) for the cluster; atrun.c says how).

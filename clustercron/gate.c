@@ -67,6 +67,8 @@
 static struct gate	 G;
 
 static int	 busier(const struct gate *, int, size_t);
+static int	 candidate(const struct gate *, size_t);
+static size_t	 fire_pick(const char *, time_t, size_t);
 static int	 load_cmp(const void *, const void *);
 static void	 nodes_clear(struct gate *);
 
@@ -259,6 +261,7 @@ gate_nodes(const struct store_node *nodes, size_t n, int64_t store_ms,
     size_t running)
 {
 	struct gate_node	*gn;
+	const char		*c;
 	size_t			 i, k = 0;
 	char			 buf[512], one[128];
 
@@ -273,11 +276,27 @@ gate_nodes(const struct store_node *nodes, size_t n, int64_t store_ms,
 		    (D.d_conf.c_max_skew_ms == 0 ||
 		    (nodes[i].n_skew <= D.d_conf.c_max_skew_ms &&
 		    nodes[i].n_skew >= -D.d_conf.c_max_skew_ms));
+		gn[k].gn_age = store_ms - nodes[i].n_beat;
+		gn[k].gn_wall = nodes[i].n_beat + nodes[i].n_skew;
+		gn[k].gn_cover = nodes[i].n_cover;
 		k++;
 	}
 	qsort(gn, k, sizeof(*gn), load_cmp);
 	G.g_nodes = gn;
 	G.g_nnodes = k;
+	G.g_gen++;
+	/* The candidates, as every node with the same list ranks them. */
+	G.g_view = 1469598103934665603ULL;
+	for (i = 0; i < k; i++) {
+		if (!candidate(&G, i))
+			continue;
+		for (c = gn[i].gn_name; ; c++) {
+			G.g_view = (G.g_view ^ (unsigned char)*c) *
+			    1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	}
 	if (D.d_debug) {
 		buf[0] = '\0';
 		for (i = 0; i < k; i++) {
@@ -461,7 +480,6 @@ size_t
 gate_rank(const struct gate *g, const char *id, time_t fire, size_t running)
 {
 	const struct gate_node	*gn = g->g_nodes;
-	uint64_t		 h = 1469598103934665603ULL;
 	size_t			 i, ncand = 0, pick, me = SIZE_MAX, mine = 0;
 	int			 spread = D.d_conf.c_load_spreading;
 
@@ -470,7 +488,7 @@ gate_rank(const struct gate *g, const char *id, time_t fire, size_t running)
 	for (i = 0; i < g->g_nnodes; i++) {
 		if (strcmp(gn[i].gn_name, D.d_conf.c_node) == 0)
 			me = i;
-		if (gn[i].gn_able && (!spread || !busier(g, gn[i].gn_load, i)))
+		if (candidate(g, i))
 			ncand++;
 	}
 	/* Nobody to wait for. */
@@ -478,8 +496,67 @@ gate_rank(const struct gate *g, const char *id, time_t fire, size_t running)
 		return (0);
 	if (spread && busier(g, (int)running, me))
 		return (ncand);
-	if (!gn[me].gn_able || (spread && busier(g, gn[me].gn_load, me)))
+	if (!candidate(g, me))
 		return (ncand);
+	pick = fire_pick(id, fire, ncand);
+	/* This node's place among the candidates. */
+	for (i = 0; i < me; i++)
+		if (candidate(g, i))
+			mine++;
+	return ((mine + ncand - pick) % ncand);
+}
+
+/*
+ * The preferred claimant of the fire by the reported counts alone (no
+ * node's count now): its index in g_nodes, or SIZE_MAX when there is
+ * none (fewer than two live nodes, or no candidate).
+ */
+size_t
+gate_pick(const struct gate *g, const char *id, time_t fire)
+{
+	size_t	 i, ncand = 0, pick;
+
+	if (g->g_nnodes < 2)
+		return (SIZE_MAX);
+	for (i = 0; i < g->g_nnodes; i++)
+		if (candidate(g, i))
+			ncand++;
+	if (ncand == 0)
+		return (SIZE_MAX);
+	pick = fire_pick(id, fire, ncand);
+	for (i = 0; i < g->g_nnodes; i++)
+		if (candidate(g, i) && pick-- == 0)
+			return (i);
+	return (SIZE_MAX);
+}
+
+/* This node's index in the live nodes, or SIZE_MAX. */
+size_t
+gate_self(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < G.g_nnodes; i++)
+		if (strcmp(G.g_nodes[i].gn_name, D.d_conf.c_node) == 0)
+			return (i);
+	return (SIZE_MAX);
+}
+
+/* Whether node i may be a preferred claimant by the reported counts. */
+static int
+candidate(const struct gate *g, size_t i)
+{
+	return (g->g_nodes[i].gn_able && (!D.d_conf.c_load_spreading ||
+	    !busier(g, g->g_nodes[i].gn_load, i)));
+}
+
+/* Which of ncand candidates, in name order, is the fire's first. */
+static size_t
+fire_pick(const char *id, time_t fire, size_t ncand)
+{
+	uint64_t	 h = 1469598103934665603ULL;
+	size_t		 i;
+
 	for (; *id != '\0'; id++)
 		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
 	for (i = 0; i < 8; i++)
@@ -495,12 +572,7 @@ gate_rank(const struct gate *g, const char *id, time_t fire, size_t running)
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 33;
-	pick = (size_t)(h % ncand);
-	/* This node's place among the candidates. */
-	for (i = 0; i < me; i++)
-		if (gn[i].gn_able && (!spread || !busier(g, gn[i].gn_load, i)))
-			mine++;
-	return ((mine + ncand - pick) % ncand);
+	return ((size_t)(h % ncand));
 }
 
 /* Whether this node is the preferred claimant of the fire: rank 0. */

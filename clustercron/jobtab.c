@@ -55,6 +55,7 @@ static struct table	**slots;
 static size_t		 nslots;
 static uint32_t		 gens;		/* the last generation given */
 static size_t		 njobs;
+static uint64_t		 cluster_sum;	/* jobtab_sum() */
 
 /* The jobs' fires, by the wall-clock instant their timers are due. */
 static struct heap	 wall = HEAP_INIT(struct job, j_due, j_idx);
@@ -76,6 +77,7 @@ RB_GENERATE(tables, table, tb_entry, table_cmp);
 static const struct cron_tz *zone_get(const char *);
 static int	 job_cmp(const void *, const void *);
 static void	 job_gone(struct job *, const uint8_t *, struct leftjobs *);
+static uint64_t	 id_part(const struct job *, const uint8_t *);
 static void	 left_add(struct leftjobs *, const uint8_t *,
 		    const struct job *);
 static void	*pool_alloc(struct pool **, size_t, size_t);
@@ -827,6 +829,24 @@ jobtab_count(void)
 	return (njobs);
 }
 
+uint64_t
+jobtab_sum(void)
+{
+	return (cluster_sum);
+}
+
+/* A job's part of jobtab_sum(), id its identity. */
+static uint64_t
+id_part(const struct job *j, const uint8_t *id)
+{
+	uint64_t	 v;
+
+	if (job_opts(j)->o_scope != SCOPE_CLUSTER)
+		return (0);
+	memcpy(&v, id, sizeof(v));
+	return (v);
+}
+
 /* The table of that name, made (empty, strings copied) if need be. */
 struct table *
 table_get(enum tb_kind kind, const char *name, const char *owner)
@@ -1016,6 +1036,7 @@ table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
 	struct pool		*pool = NULL;
 	char			 id[CRON_IDLEN + 1];
 	size_t			 i, k, n = 0, nold = tb->tb_njobs;
+	uint64_t		 sum = 0;
 	int			 c;
 
 	memset(&ks, 0, sizeof(ks));
@@ -1072,7 +1093,8 @@ table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
 		}
 		if (c > 0) {
 			j = &nj[k];
-			*j = sorted[k++].n_job;
+			*j = sorted[k].n_job;
+			sum += id_part(j, sorted[k++].n_id);
 			j->j_flags |= JOB_NEW;
 			tb->tb_pending = 1;
 			njobs++;
@@ -1082,6 +1104,7 @@ table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
 		}
 		/* The old job moves, and takes the new entry. */
 		j = &sorted[k].n_job;
+		sum += id_part(j, sorted[k].n_id);
 		o = &nj[k++];
 		*o = old[i++];
 		if (o->j_idx != TIMER_IDLE)
@@ -1102,6 +1125,8 @@ table_load_end(struct table *tb, struct tload *l, time_t now, int stopping,
 	free(sorted);
 	free(old);
 	tb->tb_gen = ++gens;
+	cluster_sum += sum - tb->tb_sum;
+	tb->tb_sum = sum;
 	tb->tb_jobs = nj;
 	tb->tb_njobs = n;
 	for (i = 0; i < tb->tb_nkinds; i++)
@@ -1270,7 +1295,7 @@ job_schedule(struct job *j, time_t after, const char *id)
 		heap_del(&wall, j);
 		return;
 	}
-	j->j_flags &= ~JOB_DEFERRED;
+	j->j_flags &= ~(JOB_DEFERRED | JOB_AWAIT);
 	j->j_fire = next;
 	heap_set(&wall, j, ((int64_t)next + job_delay(j, id)) *
 	    1000);
@@ -1281,6 +1306,23 @@ job_defer(struct job *j, int64_t ms)
 {
 	j->j_flags |= JOB_DEFERRED;
 	heap_set(&wall, j, j->j_due + ms);
+}
+
+void
+job_defer_to(struct job *j, int64_t at)
+{
+	j->j_flags |= JOB_DEFERRED;
+	heap_set(&wall, j, at);
+}
+
+int
+job_next(const struct job *j, time_t after, time_t *next)
+{
+	const struct jsched	*js = job_sched(j);
+
+	if (js->js_sched.s_flags & SCHED_REBOOT)
+		return (-1);
+	return (sched_next(&js->js_sched, js->js_tz, after, next));
 }
 
 struct job *

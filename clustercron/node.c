@@ -146,6 +146,7 @@ struct beat {
 	int		 b_stopping;
 	int		 b_asked;	/* a heartbeat at once */
 	int		 b_quit;
+	struct store_cover b_cover;	/* claim.c's, for the next beat */
 	/* The thread's. */
 	uint64_t	 b_tries;	/* attempts over, withheld ones too */
 	int64_t		 b_sent;	/* the last renewal, sent (mono) */
@@ -204,8 +205,9 @@ static int64_t	 dead_skew;	/* this node's clock ahead of it */
 static struct gonenode *sweeps;	/* deaths to sweep, for claim.c */
 static size_t	 nsweeps;
 
-static int	 beat_once(struct store *, int64_t, int64_t, int, int64_t *,
-		    int *, struct store_error *);
+static int	 beat_once(struct store *, int64_t, int64_t, int,
+		    const struct store_cover *, int64_t *, int *,
+		    struct store_error *);
 static void	*beat_main(void *);
 static int	 beat_attempt(int);
 static void	 beat_take(struct tick *);
@@ -252,7 +254,7 @@ node_start(struct tick *tk)
 		tick_read(tk);
 		sent = tk->tk_mono;
 		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
-		    &skew, &drained, &se) == -1)
+		    NULL, &skew, &drained, &se) == -1)
 			gate_store_failed("recording the node", &se);
 		else {
 			tick_read(tk);
@@ -314,12 +316,13 @@ node_start(struct tick *tk)
  */
 static int
 beat_once(struct store *st, int64_t wall, int64_t half, int running,
-    int64_t *skew, int *drained, struct store_error *se)
+    const struct store_cover *cover, int64_t *skew, int *drained,
+    struct store_error *se)
 {
 	int64_t	 store_ms;
 
-	if (store_heartbeat(st, wall + half, running, &store_ms, drained,
-	    se) == -1)
+	if (store_heartbeat(st, wall + half, running, cover, &store_ms,
+	    drained, se) == -1)
 		return (-1);
 	*skew = wall + half - store_ms;
 	return (0);
@@ -338,6 +341,7 @@ beat_attempt(int locked)
 	static int64_t		 rtt, last_sent;
 	struct store_node	*nodes = NULL;
 	struct store_error	 se;
+	struct store_cover	 cover = B.b_cover;
 	int64_t			 sent = 0, answered = 0, skew = 0, store_ms = 0;
 	int64_t			 m0, wall;
 	size_t			 n = 0;
@@ -352,7 +356,7 @@ beat_attempt(int locked)
 	tick_read(&beat_tk);
 	m0 = beat_tk.tk_mono;
 	wall = beat_tk.tk_wall;
-	if (beat_once(hb, wall, rtt / 2, running, &skew, &drained,
+	if (beat_once(hb, wall, rtt / 2, running, &cover, &skew, &drained,
 	    &se) == -1)
 		goto out;
 	sent = m0;
@@ -397,7 +401,8 @@ out:
  * The heartbeat thread: an attempt every heartbeat-interval from the
  * last one's start, or at once when the loop asks, until told to quit.
  * No attempt while the daemon stops with no job running (there is
- * nothing left to hold a lease for); none either while the loop has not
+ * nothing left to hold a lease for) but the last, which node_leave()
+ * asks for; none either while the loop has not
  * begun a turn for stuck_limit(): the renewal would keep a wedged
  * daemon looking alive.
  */
@@ -406,6 +411,7 @@ beat_main(void *arg)
 {
 	struct timespec	 ts;
 	int64_t		 next, now;
+	int		 asked;
 
 	pthread_mutex_lock(&B.b_mu);
 	next = B.b_sent + D.d_conf.c_heartbeat_ms;
@@ -420,10 +426,11 @@ beat_main(void *arg)
 		}
 		if (B.b_quit)
 			break;
+		asked = B.b_asked;
 		B.b_asked = 0;
 		now = beat_tk.tk_mono;
 		next = now + D.d_conf.c_heartbeat_ms;
-		if (B.b_stopping && B.b_running == 0)
+		if (B.b_stopping && B.b_running == 0 && !asked)
 			continue;
 		if (now - B.b_turn > stuck_limit()) {
 			B.b_stuck = now - B.b_turn;
@@ -561,6 +568,15 @@ node_turn(struct tick *tk)
 		    gap % 1000 / 100);
 }
 
+/* claim.c's cover, for the heartbeats from now on (store.h). */
+void
+node_cover(const struct store_cover *cv)
+{
+	pthread_mutex_lock(&B.b_mu);
+	B.b_cover = *cv;
+	pthread_mutex_unlock(&B.b_mu);
+}
+
 /*
  * Wait, at most ms from the loop's clock (tk), for the thread to finish
  * an attempt after the tries-th: 1 when it did, 0 when the time ran out
@@ -611,7 +627,7 @@ node_beat_now(struct tick *tk)
 			return;
 		beat_asked = tk->tk_mono;
 		if (beat_once(D.d_st, tk->tk_wall, 0, (int)proc_count(),
-		    &skew, &drained, &se) == 0) {
+		    &B.b_cover, &skew, &drained, &se) == 0) {
 			sent = beat_asked;
 			tick_read(tk);
 			gate_beat(sent, tk->tk_mono);
@@ -637,18 +653,19 @@ node_beat_now(struct tick *tk)
 }
 
 /*
- * The daemon leaves with jobs still running under their runners
- * (daemon.c): one more heartbeat, so that the lease runs from now and a
- * restart has the whole of node-timeout to beat again before the other
- * nodes take the node for dead and its runs for lost.  It is awaited
- * LEAVE_WAIT ms at most.
+ * The daemon leaves (daemon.c): one more heartbeat, so that the others
+ * learn from its cover (claim.c) at once that it claims no more, and,
+ * with jobs still running under their runners, so that the lease runs
+ * from now and a restart has the whole of node-timeout to beat again
+ * before the other nodes take the node for dead and its runs for lost.
+ * It is awaited LEAVE_WAIT ms at most.
  */
 void
 node_leave(struct tick *tk)
 {
 	uint64_t	 tries;
 
-	if (!D.d_mysql || !beat_started || proc_count() == 0)
+	if (!D.d_mysql || !beat_started)
 		return;
 	pthread_mutex_lock(&B.b_mu);
 	tick_read(tk);

@@ -605,8 +605,22 @@ void	 store_runs_free(struct store_run *, size_t);
  * MariaDB).  store_nodes_list() returns every node that ever beat,
  * sorted by name, in a new array the caller frees with
  * store_nodes_free().
+ *
+ * A heartbeat also carries the node's cover (NULL: none), which the
+ * store keeps for the other nodes and does not read: the span of due
+ * times (ms) over which the node settled, by a claim of its own or by
+ * finding it taken, every cluster fire it was the preferred claimant of
+ * among the live nodes whose names hash to c_view, of the jobs whose
+ * identities hash to c_jobs (the daemon's claim.c says how).  c_to 0:
+ * nothing covered, as before a node's first beat since schema 9.
  */
 enum store_node_state { NODE_ACTIVE = 0, NODE_DRAINING };
+struct store_cover {
+	int64_t		 c_from;	/* due times, ms */
+	int64_t		 c_to;
+	uint64_t	 c_view;
+	uint64_t	 c_jobs;
+};
 struct store_node {
 	char		*n_name;
 	int64_t		 n_started;	/* store clock, ms */
@@ -624,8 +638,10 @@ struct store_node {
 	 */
 	char		*n_db;
 	char		*n_dbstate;
+	struct store_cover n_cover;
 };
-int	 store_heartbeat(struct store *, int64_t, int, int64_t *, int *,
+int	 store_heartbeat(struct store *, int64_t, int,
+	    const struct store_cover *, int64_t *, int *,
 	    struct store_error *);
 /* Drain (1) or resume (0) a node by name; STORE_CONFLICT if unknown. */
 int	 store_node_drain(struct store *, const char *, int,

@@ -118,7 +118,8 @@ enum stmt {
 	S_RUNS_LATEST,		/* -> runcols */
 	S_BEAT_READ,		/* node -> now, state */
 	S_BEAT,			/* name, now, now, clock-now, running, db,
-				   db state, first */
+				   db state, cover from, to, view, jobs,
+				   first */
 	S_NODE_DRAIN,		/* state, name */
 	S_NODES_LIST,		/* -> nodecols */
 	S_CLAIMS_LIST,		/* -> job, fire, node, claimed_at */
@@ -236,7 +237,7 @@ extern const struct store_ops store_mysql_ops;
 #define LIST_MAX	128
 
 /* The schema version this program writes; o_steps has 1..it. */
-#define STORE_SCHEMA	8
+#define STORE_SCHEMA	9
 
 /* Values per row of S_JOB_UPSERT. */
 #define JOB_NCOLS	11

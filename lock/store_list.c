@@ -22,7 +22,7 @@
 #define JOB_COLS	14
 #define GONE_COLS	7
 #define RUN_COLS	13
-#define NODE_COLS	8
+#define NODE_COLS	12
 #define TABLE_COLS	4
 #define CLAIM_COLS	4
 
@@ -442,6 +442,10 @@ node_row(void *arg, const struct sval *c, size_t n)
 		lk_vec_pop(arg);
 		return (ROW_NOMEM);
 	}
+	nd->n_cover.c_from = lk_int(&c[8]);
+	nd->n_cover.c_to = lk_int(&c[9]);
+	nd->n_cover.c_view = (uint64_t)lk_int(&c[10]);
+	nd->n_cover.c_jobs = (uint64_t)lk_int(&c[11]);
 	return (0);
 }
 

@@ -204,7 +204,9 @@ static const char *const my_text[S_COUNT] = {
 	    "started = IF(?, VALUES(started), started), "
 	    "beat = VALUES(beat), skew = VALUES(skew), "
 	    "running = VALUES(running), db = VALUES(db), "
-	    "db_state = VALUES(db_state)",
+	    "db_state = VALUES(db_state), cover_from = VALUES(cover_from), "
+	    "cover_to = VALUES(cover_to), cover_view = VALUES(cover_view), "
+	    "cover_jobs = VALUES(cover_jobs)",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
@@ -487,9 +489,19 @@ static const char *const my_step8[] = {
 	NULL
 };
 
+/* Version 9: each node's cover, as in store_sqlite.c. */
+static const char *const my_step9[] = {
+	"ALTER TABLE nodes "
+	    "ADD COLUMN IF NOT EXISTS cover_from BIGINT NOT NULL DEFAULT 0, "
+	    "ADD COLUMN IF NOT EXISTS cover_to BIGINT NOT NULL DEFAULT 0, "
+	    "ADD COLUMN IF NOT EXISTS cover_view BIGINT NOT NULL DEFAULT 0, "
+	    "ADD COLUMN IF NOT EXISTS cover_jobs BIGINT NOT NULL DEFAULT 0",
+	NULL
+};
+
 static const char *const *const my_steps[] = {
 	my_step0, my_step1, my_step2, my_step3, my_step4, my_step5, my_step6,
-	my_step7, my_step8
+	my_step7, my_step8, my_step9
 };
 
 static const char *const my_seed[] = {

@@ -28,6 +28,7 @@ static int	 lease_fn(struct store *, void *, struct store_error *);
 struct beat_arg {
 	int64_t		 clock;
 	int		 running;
+	struct store_cover cover;
 	const char	*name;
 	int		 drain;
 	/* S_BEAT_READ's answer */
@@ -52,7 +53,7 @@ static int
 beat_fn(struct store *st, void *arg, struct store_error *err)
 {
 	struct beat_arg	*a = arg;
-	struct sval	 p[8];
+	struct sval	 p[12];
 
 	p[0] = SVS(st->s_node);
 	if (lk_exec(st, "beat.read", S_BEAT_READ, 0, p, 1, beat_row, a, NULL,
@@ -65,8 +66,12 @@ beat_fn(struct store *st, void *arg, struct store_error *err)
 	/* The server, as lk_run() looked at it (CHECK_EVERY at most). */
 	p[5] = SVS(st->s_server);
 	p[6] = SVS(st->s_dbstate);
-	p[7] = SVI(st->s_beat_first);
-	if (lk_exec(st, "beat", S_BEAT, 0, p, 8, NULL, NULL, NULL, err) == -1)
+	p[7] = SVI(a->cover.c_from);
+	p[8] = SVI(a->cover.c_to);
+	p[9] = SVI((int64_t)a->cover.c_view);
+	p[10] = SVI((int64_t)a->cover.c_jobs);
+	p[11] = SVI(st->s_beat_first);
+	if (lk_exec(st, "beat", S_BEAT, 0, p, 12, NULL, NULL, NULL, err) == -1)
 		return (-1);
 	st->s_beat_first = 0;
 	return (0);
@@ -74,7 +79,8 @@ beat_fn(struct store *st, void *arg, struct store_error *err)
 
 int
 store_heartbeat(struct store *st, int64_t clock, int running,
-    int64_t *store_ms, int *draining, struct store_error *err)
+    const struct store_cover *cover, int64_t *store_ms, int *draining,
+    struct store_error *err)
 {
 	struct beat_arg	 a;
 
@@ -84,6 +90,8 @@ store_heartbeat(struct store *st, int64_t clock, int running,
 	memset(&a, 0, sizeof(a));
 	a.clock = clock;
 	a.running = running;
+	if (cover != NULL)
+		a.cover = *cover;
 	if (lk_run(st, beat_fn, &a, err) == -1)
 		return (-1);
 	*store_ms = a.now;

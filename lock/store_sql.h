@@ -198,7 +198,8 @@
 	"SELECT " NOW ", (SELECT state FROM nodes WHERE name = ?)"
 #define SQL_BEAT_INSERT \
 	"INSERT INTO nodes (name, started, beat, skew, state, running, db, " \
-	"db_state) VALUES (?, ?, ?, ?, 0, ?, ?, ?)"
+	"db_state, cover_from, cover_to, cover_view, cover_jobs) VALUES " \
+	"(?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)"
 #define SQL_NODE_DRAIN	"UPDATE nodes SET state = ? WHERE name = ?"
 #define SQL_CLAIMS_LIST \
 	"SELECT job, fire, node, claimed_at FROM claims ORDER BY fire, job"
@@ -221,8 +222,9 @@
 	"r.fire = ?) AND EXISTS (SELECT 1 FROM runs e WHERE e.job_id = ? " \
 	"AND e.fire < ?)"
 #define SQL_NODES_LIST \
-	"SELECT name, started, beat, skew, state, running, db, db_state " \
-	"FROM nodes ORDER BY name"
+	"SELECT name, started, beat, skew, state, running, db, db_state, " \
+	"cover_from, cover_to, cover_view, cover_jobs FROM nodes ORDER BY " \
+	"name"
 /*
  * The running runs of the other nodes gone silent, then each marked
  * lost by a write that changes it only if it still runs.

@@ -160,7 +160,9 @@ static const char *const sq_text[S_COUNT] = {
 	    "started = CASE WHEN ? THEN excluded.started ELSE started END, "
 	    "beat = excluded.beat, skew = excluded.skew, "
 	    "running = excluded.running, db = excluded.db, "
-	    "db_state = excluded.db_state",
+	    "db_state = excluded.db_state, cover_from = excluded.cover_from, "
+	    "cover_to = excluded.cover_to, cover_view = excluded.cover_view, "
+	    "cover_jobs = excluded.cover_jobs",
 	[S_NODE_DRAIN] = SQL_NODE_DRAIN,
 	[S_NODES_LIST] = SQL_NODES_LIST,
 	[S_CLAIMS_LIST] = SQL_CLAIMS_LIST,
@@ -388,9 +390,22 @@ static const char *const sq_step8[] = {
 	NULL
 };
 
+/*
+ * Version 9: what each node's heartbeat says it covered of the fires
+ * it was the preferred claimant of (store.h); one node here, whose
+ * cover nobody reads, but the schema is the same.
+ */
+static const char *const sq_step9[] = {
+	"ALTER TABLE nodes ADD COLUMN cover_from INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN cover_to INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN cover_view INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE nodes ADD COLUMN cover_jobs INTEGER NOT NULL DEFAULT 0",
+	NULL
+};
+
 static const char *const *const sq_steps[] = {
 	sq_step0, sq_step1, sq_step2, sq_step3, sq_step4, sq_step5, sq_step6,
-	sq_step7, sq_step8
+	sq_step7, sq_step8, sq_step9
 };
 
 static const char *const sq_seed[] = {

@@ -25,6 +25,11 @@
  *		one line per node that ever beat, by name, with its clock's
  *		offset from the store's as the store measured it (ms):
  *		node skew
+ *	ccstore [-m file] url covers
+ *		one line per node that ever beat, by name, with the span of
+ *		due times (ms) its last heartbeat's cover says it claimed
+ *		(claim.c), both 9223372036854775807 once it stopped:
+ *		node from to
  *	ccstore [-m file] url servers
  *		one line per node that ever beat, by name, with the
  *		database server its last heartbeat went through and that
@@ -239,6 +244,14 @@ main(int argc, char **argv)
 			printf("%s %lld\n", nodes[i].n_name,
 			    (long long)nodes[i].n_skew);
 		store_nodes_free(nodes, n);
+	} else if (strcmp(argv[1], "covers") == 0 && argc == 2) {
+		if (store_nodes_list(st, &nodes, &n, &se) == -1)
+			errx(1, "%s", se.se_msg);
+		for (i = 0; i < n; i++)
+			printf("%s %lld %lld\n", nodes[i].n_name,
+			    (long long)nodes[i].n_cover.c_from,
+			    (long long)nodes[i].n_cover.c_to);
+		store_nodes_free(nodes, n);
 	} else if (strcmp(argv[1], "servers") == 0 && argc == 2) {
 		if (store_nodes_list(st, &nodes, &n, &se) == -1)
 			errx(1, "%s", se.se_msg);
@@ -293,7 +306,7 @@ main(int argc, char **argv)
 		if (store_jobs_register(st, &job, 1, &se) == -1)
 			errx(1, "%s", se.se_msg);
 	} else if (strcmp(argv[1], "beat") == 0 && argc == 3) {
-		if (store_heartbeat(st, clock_now_ms(), 0, &now, &draining,
+		if (store_heartbeat(st, clock_now_ms(), 0, NULL, &now, &draining,
 		    &se) == -1)
 			errx(1, "%s", se.se_msg);
 	} else if (strcmp(argv[1], "claim") == 0 && argc == 5) {

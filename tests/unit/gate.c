@@ -261,6 +261,56 @@ test_preferred(void)
 	gate_free();
 }
 
+/*
+ * What a backup waits on (claim.c's cover): gate_pick() names the node
+ * that ranks itself 0, as that node sees the same list; the view hash
+ * is the same for the same candidates, and changes with them.
+ */
+static void
+test_pick(void)
+{
+	const struct gate	*g;
+	const char		*me[3] = { "n1", "n2", "n3" };
+	char			 id[CRON_IDLEN + 1];
+	int			 able[3] = { 1, 0, 1 };
+	int			 bad = 0, k;
+	size_t			 p;
+	uint64_t		 v3, v2;
+	time_t			 t;
+
+	settings();
+	gate_free();
+	g = gate_state();
+	nodes(1, NULL, NULL);
+	ok(gate_pick(g, "abc", 0) == SIZE_MAX, "alone: nobody to wait for");
+	nodes(3, NULL, NULL);
+	v3 = g->g_view;
+	for (t = 0; t < 1000; t++) {
+		snprintf(id, sizeof(id), "%032llx", (unsigned long long)t * 3);
+		p = gate_pick(g, id, t);
+		for (k = 0; k < 3; k++) {
+			D.d_conf.c_node = (char *)me[k];
+			if ((gate_rank(g, id, t, 0) == 0) != (p == (size_t)k))
+				bad++;
+		}
+	}
+	is_int(bad, 0, "the node picked is the one that ranks itself first");
+	nodes(3, NULL, able);
+	v2 = g->g_view;
+	for (t = 0, bad = 0; t < 1000; t++) {
+		snprintf(id, sizeof(id), "%032llx", (unsigned long long)t);
+		if (gate_pick(g, id, t) == 1)
+			bad++;
+	}
+	is_int(bad, 0, "a node that may not claim is never picked");
+	nodes(3, NULL, NULL);
+	ok(v2 != v3 && g->g_view == v3, "the view: the same candidates, the "
+	    "same hash; another for others");
+	D.d_conf.c_node = (char *)"n2";
+	ok(gate_self() == 1, "this node's place in the list");
+	gate_free();
+}
+
 int
 main(void)
 {
@@ -268,5 +318,6 @@ main(void)
 	test_verdict();
 	test_renewed();
 	test_preferred();
+	test_pick();
 	return (tap_done());
 }

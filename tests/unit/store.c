@@ -1541,16 +1541,22 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 {
 	struct store_error	 err;
 	struct store_node	*nd;
+	struct store_cover	 cv;
 	size_t			 n, i;
 	int64_t			 sms, now = clock_now_ms();
 	int			 dr, held;
 
-	ok(store_heartbeat(a, now + 60000, 2, &sms, &dr, &err) == 0,
+	cv.c_from = now - 9000;
+	cv.c_to = now - 1000;
+	cv.c_view = 0xfedcba9876543210ULL;
+	cv.c_jobs = 0x8000000000000001ULL;
+
+	ok(store_heartbeat(a, now + 60000, 2, &cv, &sms, &dr, &err) == 0,
 	    "heartbeat");
 	ok(sms > now - 5000 && sms < now + 5000, "store clock near ours");
 	ok(dr == 0, "not draining");
-	ok(store_heartbeat(b, now, 0, &sms, &dr, &err) == 0, "B beats");
-	ok(store_heartbeat(c, now, 0, &sms, &dr, &err) == 0, "C beats");
+	ok(store_heartbeat(b, now, 0, NULL, &sms, &dr, &err) == 0, "B beats");
+	ok(store_heartbeat(c, now, 0, NULL, &sms, &dr, &err) == 0, "C beats");
 	ok(store_nodes_list(a, &nd, &n, &err) == 0 && n == 3, "three nodes");
 	for (i = 0; i < n; i++)
 		if (strcmp(nd[i].n_name, "nodeA") == 0) {
@@ -1563,17 +1569,21 @@ test_nodes(struct store *a, struct store *b, struct store *c)
 			    nd[i].n_beat > sms - 60000 &&
 			    nd[i].n_beat <= sms, "beat recorded, store clock");
 			is_int(nd[i].n_state, NODE_ACTIVE, "active");
-		}
+			ok(memcmp(&nd[i].n_cover, &cv, sizeof(cv)) == 0,
+			    "its cover, as it beat (hashes of all 64 bits)");
+		} else
+			ok(nd[i].n_cover.c_to == 0, "%s: no cover",
+			    nd[i].n_name);
 	store_nodes_free(nd, n);
 	ok(store_node_drain(b, "nodeA", 1, &err) == 0, "drain A");
 	ok(store_nodes_list(b, &nd, &n, &err) == 0 && n == 3 &&
 	    strcmp(nd[0].n_name, "nodeA") == 0 &&
 	    nd[0].n_state == NODE_DRAINING, "listed as draining");
 	store_nodes_free(nd, n);
-	ok(store_heartbeat(a, now, 0, &sms, &dr, &err) == 0 && dr == 1,
+	ok(store_heartbeat(a, now, 0, NULL, &sms, &dr, &err) == 0 && dr == 1,
 	    "A learns it drains");
 	ok(store_node_drain(b, "nodeA", 0, &err) == 0, "resume A");
-	ok(store_heartbeat(a, now, 0, &sms, &dr, &err) == 0 && dr == 0,
+	ok(store_heartbeat(a, now, 0, NULL, &sms, &dr, &err) == 0 && dr == 0,
 	    "A active again");
 	ok(store_node_drain(b, "nodeZ", 1, &err) == -1 &&
 	    err.se_class == STORE_CONFLICT, "draining an unknown node fails");
@@ -1684,7 +1694,8 @@ test_lost(struct store *a, struct store *b, struct store *c)
 	 * run is handed to exactly one of them.
 	 */
 	d = open_node(url1, "nodeD", 0);
-	ok(d != NULL && store_heartbeat(d, now, NLOST, &sms, &dr, &err) == 0,
+	ok(d != NULL && store_heartbeat(d, now, NLOST, NULL, &sms, &dr,
+	    &err) == 0,
 	    "D beats");
 	mkid(job, sizeof(job), "ld", 1);
 	for (i = 0; d != NULL && i < NLOST; i++)
@@ -1784,7 +1795,7 @@ test_unrun(struct store *a)
 	ok(store_jobs_register(a, &j, 1, &err) == 0, "and another");
 	if ((e = open_node(url1, "nodeE", 0)) == NULL)
 		return;
-	ok(store_heartbeat(e, clock_now_ms(), 0, &sms, &dr, &err) == 0,
+	ok(store_heartbeat(e, clock_now_ms(), 0, NULL, &sms, &dr, &err) == 0,
 	    "E beats");
 	f = (time_t)(sms / 1000) - 1;
 	ok(store_claim(e, id1, f, &won, &err) == 0 && won,
@@ -2026,7 +2037,7 @@ silent_run(const char *job, time_t fire)
 
 	if ((s = open_node(url1, "silent", 0)) == NULL)
 		return (0);
-	if (store_heartbeat(s, clock_now_ms(), 1, &sms, &dr, &err) == -1 ||
+	if (store_heartbeat(s, clock_now_ms(), 1, NULL, &sms, &dr, &err) == -1 ||
 	    store_run_start(s, job, fire, 1, 1, clock_now_ms(), &id,
 	    &err) == -1)
 		id = 0;
@@ -2260,11 +2271,11 @@ test_faults(struct store *a, struct store *b)
 			    "%s: and written", *pt);
 			store_jobs_free(got, 1);
 		} else if (strncmp(*pt, "beat", 4) == 0) {
-			rc = store_heartbeat(a, clock_now_ms(), 0, &sms, &dr,
-			    &err);
+			rc = store_heartbeat(a, clock_now_ms(), 0, NULL, &sms,
+			    &dr, &err);
 			if (rc == -1)
 				rc = store_heartbeat(a, clock_now_ms(), 0,
-				    &sms, &dr, &err);
+				    NULL, &sms, &dr, &err);
 			ok(rc == 0 && sms > 0, "%s: heartbeat", *pt);
 		} else if (strncmp(*pt, "table.", 6) == 0) {
 			char	*text;
@@ -2926,7 +2937,7 @@ test_short_rows(struct store *a, struct store *b)
 	}
 	j.j_id = id;
 	ok(store_table_put(a, "shortowner", "* * * * * true\n", 0, &v,
-	    &err) == 0 && store_heartbeat(a, now, 0, &v, &dr, &err) == 0 &&
+	    &err) == 0 && store_heartbeat(a, now, 0, NULL, &v, &dr, &err) == 0 &&
 	    store_lease_take(b, "shortlease", 600000, &held, &err) == 0 &&
 	    held, "short rows: a table, a beat, B's lease");
 
@@ -2972,7 +2983,7 @@ test_short_rows(struct store *a, struct store *b)
 	    now, &v, &err), "a run found again");
 	ok(store_run_start(a, id, fire, 1, 42, now, &v, &err) == 0 &&
 	    v == rid, "short rows: found again without the fault");
-	SHORT("beat.read.before", 1, store_heartbeat(a, now, 0, &v, &dr,
+	SHORT("beat.read.before", 1, store_heartbeat(a, now, 0, NULL, &v, &dr,
 	    &err), "a heartbeat");
 	SHORT("lease.before", 3, store_lease_take(a, "shortlease", 600000,
 	    &held, &err), "a lease's holder");
@@ -3170,7 +3181,8 @@ test_memory_clock(void)
 	if (x == NULL || y == NULL)
 		goto out;
 	ok(store_now(x, &v, &err) == 0 && v == t, "clock: the store's now");
-	ok(store_heartbeat(x, t + 250, 0, &sms, &dr, &err) == 0 && sms == t,
+	ok(store_heartbeat(x, t + 250, 0, NULL, &sms, &dr, &err) == 0 &&
+	    sms == t,
 	    "clock: a heartbeat's answer");
 	ok(store_lease_take(x, "edge", 10000, &held, &err) == 0 && held,
 	    "clock: X takes a lease for 10 s");
@@ -3183,7 +3195,7 @@ test_memory_clock(void)
 
 	/* Y beats and starts a run, then falls silent. */
 	store_memory_clock("clk", t + 20000, NULL);
-	ok(store_heartbeat(y, t + 20000, 1, &sms, &dr, &err) == 0 &&
+	ok(store_heartbeat(y, t + 20000, 1, NULL, &sms, &dr, &err) == 0 &&
 	    store_run_start(y, "00000000000000000000000000clock1", 60, 1, 7,
 	    t + 20000, &rid, &err) == 0, "clock: Y beats and runs a job");
 	store_memory_clock("clk", t + 25000, NULL);

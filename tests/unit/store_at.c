@@ -559,7 +559,7 @@ test_lost(struct store *a, struct store *b)
 		ok(0, "lost: node C");
 		return;
 	}
-	ok(store_heartbeat(c, clock_now_ms(), 1, &sms, &dr, &err) == 0 &&
+	ok(store_heartbeat(c, clock_now_ms(), 1, NULL, &sms, &dr, &err) == 0 &&
 	    store_at_claim(c, id, 1, &won, &err) == 0 && won &&
 	    store_at_start(c, id, 1, 555, clock_now_ms(), &run, &err) == 0,
 	    "lost: C claims and starts attempt 1, then falls silent");
