@@ -410,7 +410,9 @@ cover_walk(struct tick *tk)
  * after reading which of the instant's fires are still free
  * (store_claim_free()), and claim only those: the fires the nodes
  * before them left, as when a node died, cannot reach the store or its
- * lease, or got too many at once to start.  When every live node holds
+ * lease, or got too many at once to start.  Where the preferred node's
+ * heartbeats can tell them instead (its cover, cover_await()), they
+ * wait for those and read only what it did not claim.  When every live node holds
  * every job of this one (claim_shared()), the others do nothing with
  * the fire: whichever nodes rank first hold the job, and a fire costs
  * the store the same at three nodes as at six.  Otherwise they do as
@@ -426,14 +428,15 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	int		 cluster = job_opts(j)->o_scope == SCOPE_CLUSTER;
 	int		 deferred = (j->j_flags & JOB_DEFERRED) != 0;
 	int		 skip = 0;
-	size_t		 rank;
+	size_t		 rank, me;
 	char		 id[CRON_IDLEN + 1];
 
 	job_id(j, id);
 	/* Decided now, with the nodes alive now. */
 	if (cluster && !deferred && D.d_conf.c_defer_ms > 0 &&
 	    (rank = gate_rank(gate_state(), id, fire, proc_count())) > 0) {
-		if (gate_pick(gate_state(), id, fire) == gate_self())
+		if ((me = gate_self()) != SIZE_MAX &&
+		    gate_pick(gate_state(), id, fire) == me)
 			/* Busier now: its turn given up, not covered. */
 			cover_unclean(tk->tk_wall);
 		if (rank <= BACKUPS && cover_await(j, ref, id, rank))

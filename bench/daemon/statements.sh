@@ -13,7 +13,7 @@
 # "every", one job due every second, which is too frequent for that and
 # read at claim-defer-ms as before.  Each fire is alone at its instant.
 # Per fire: all statements (the difference over the fires run), and
-# those of a fire's path (tests/lib/mariadb.sh's mdb_fire_path), which
+# those of a fire's path (tests/daemon/ccstore fire-path), which
 # leave out the chores that come and go with the windows' edges.  Each
 # window is W seconds (40 by default).
 #
@@ -54,7 +54,7 @@ window()
 	    SET GLOBAL general_log = 1"
 	sleep "$W"
 	mdb_root "SET GLOBAL general_log = 0"
-	mdb_fire_path "$T/$1" | cut -d' ' -f1,2
+	ccs fire-path "$T/$1" | cut -d' ' -f1,2
 }
 
 # one NODES: the statements per fire at that many nodes, on stdout.

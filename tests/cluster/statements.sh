@@ -8,10 +8,10 @@
 # instant, on one node and then on three sharing one private MariaDB.
 # The server's general log lists the statements it carried out over a
 # window while the jobs fire and over one as long while they do not;
-# those of a fire's path (the claims, a job's claim or a read of which
-# jobs are free, the start and end of its run, and the transactions
-# around them), their difference over the fires claimed in the first
-# (the claims' inserts), are a fire's cost.  The heartbeats and the
+# those of a fire's path (its claim, the reads of whether it is free or
+# whose it is, the start and end of its run, and the transactions
+# around them: ccstore fire-path), their difference over the fires
+# claimed in the first (the claims' rows written), are a fire's cost.  The heartbeats and the
 # other chores, which come and go with the windows' edges, are left out:
 # counting every statement (Questions) varied by 1.5 a fire from one
 # window to the next.  At three nodes a fire must cost within 1.15
@@ -57,7 +57,7 @@ window()
 	    SET GLOBAL general_log = 1" || { fail "no general log"; exit 1; }
 	wait_for $((W + 10)) past $(($(date +%s) + W))
 	mdb_root "SET GLOBAL general_log = 0"
-	mdb_fire_path "$T/$1.sql" | cut -d' ' -f2,3
+	ccs fire-path "$T/$1.sql" | cut -d' ' -f2,3
 }
 past() { [ "$(date +%s)" -ge "$1" ]; }
 # switch every|never NODES...: their tables, waiting for each reload.

@@ -25,6 +25,11 @@
  *		one line per node that ever beat, by name, with its clock's
  *		offset from the store's as the store measured it (ms):
  *		node skew
+ *	ccstore [-m file] url fire-path LOG
+ *		of the statements a MariaDB general log LOG lists: all
+ *		those carried out, those of a fire's path (fire_path[]
+ *		and the transactions around them) and the fires claimed:
+ *		all path claims
  *	ccstore [-m file] url covers
  *		one line per node that ever beat, by name, with the span of
  *		due times (ms) its last heartbeat's cover says it claimed
@@ -82,6 +87,10 @@
 
 #include "common.h"
 #include "store.h"
+/* The statements themselves, as the MariaDB backend has them. */
+#define NOW	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+#define INSERT_IGNORE	"INSERT IGNORE"
+#include "store_sql.h"
 
 struct use {
 	const char	*u_owner;
@@ -94,6 +103,88 @@ use_cmp(const void *a, const void *b)
 {
 	return (strcmp(((const struct use *)a)->u_owner,
 	    ((const struct use *)b)->u_owner));
+}
+
+/*
+ * The statements of a fire's path: its claim (alone or in a batch, with
+ * the claims' row), the reads of whether it is free or whose its claim
+ * is, the start and end of its run.  A general log shows each as the
+ * backend's text with '?' for parameters and the lists expanded: the
+ * text up to its first '?' or list (%R) is what is compared.
+ */
+static const char *const fire_path[] = {
+	SQL_CLAIM, SQL_CLAIM_READ, SQL_BATCH_SELECT, SQL_BATCH_UPDATE,
+	SQL_BATCH_MINE, SQL_BATCH_FREE, SQL_CLAIM_NOTE, SQL_RUN_INSERT,
+	SQL_RUN_END, NULL
+};
+
+static int
+on_path(const char *s)
+{
+	const char *const	*p;
+	size_t			 n;
+
+	for (p = fire_path; *p != NULL; p++) {
+		n = strcspn(*p, "?%");
+		if (strncmp(s, *p, n) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * A MariaDB general log, file: "ALL PATH CLAIMS", the statements carried
+ * out, those of a fire's path (with the transactions around them: a
+ * transaction counts when a statement of the path is in it) and the
+ * fires claimed (the claims' rows written).  A line is
+ * "[time]<TAB>[<TAB>]  thread Command<TAB>text".
+ */
+static void
+fire_path_print(const char *file)
+{
+	FILE		*fp;
+	char		*line = NULL, *cmd, *text, *end;
+	size_t		 cap = 0, all = 0, path = 0, claims = 0, i;
+	ssize_t		 len;
+	long		 th;
+	unsigned char	 used[65536];
+
+	if ((fp = fopen(file, "r")) == NULL)
+		err(1, "%s", file);
+	memset(used, 0, sizeof(used));
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		/* The text after the last tab, the command before it. */
+		if ((text = strrchr(line, '\t')) == NULL)
+			continue;
+		*text++ = '\0';
+		cmd = (cmd = strrchr(line, '\t')) != NULL ? cmd + 1 : line;
+		th = strtol(cmd, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (th < 0 || (strcmp(end, "Query") != 0 &&
+		    strcmp(end, "Execute") != 0))
+			continue;
+		i = (size_t)th % sizeof(used);
+		all++;
+		if (strncmp(text, "START TRANSACTION", 17) == 0)
+			used[i] = 0;
+		else if (strncmp(text, "COMMIT", 6) == 0 ||
+		    strncmp(text, "ROLLBACK", 8) == 0) {
+			if (used[i])
+				path += 2;
+			used[i] = 0;
+		} else if (on_path(text)) {
+			path++;
+			used[i] = 1;
+			if (strncmp(text, SQL_CLAIM_NOTE, 18) == 0)
+				claims++;
+		}
+	}
+	free(line);
+	fclose(fp);
+	printf("%zu %zu %zu\n", all, path, claims);
 }
 
 /* The runs and bytes of output the store keeps of each owner. */
@@ -244,6 +335,8 @@ main(int argc, char **argv)
 			printf("%s %lld\n", nodes[i].n_name,
 			    (long long)nodes[i].n_skew);
 		store_nodes_free(nodes, n);
+	} else if (strcmp(argv[1], "fire-path") == 0 && argc == 3) {
+		fire_path_print(argv[2]);
 	} else if (strcmp(argv[1], "covers") == 0 && argc == 2) {
 		if (store_nodes_list(st, &nodes, &n, &se) == -1)
 			errx(1, "%s", se.se_msg);

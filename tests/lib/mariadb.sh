@@ -198,28 +198,6 @@ mdb_root()
 	"$MDB_CLIENT" --no-defaults --socket="$MDB_SOCK" -uroot -N -B -e "$1"
 }
 
-# mdb_fire_path LOG: of the statements a general log LOG lists, "ALL
-# PATH CLAIMS": all those carried out, those of a fire's path (its
-# claim, a read of which jobs are free or of whose a claim is, the start
-# and end of its run, and the transactions around them; not the chores,
-# such as turning a dead node's claims into runs), and the fires claimed
-# (the claims' inserts).
-mdb_fire_path()
-{
-	awk -F '\t' '$(NF - 1) !~ /[0-9] (Query|Execute)$/ { next }
-	    { split($(NF - 1), w, " "); t = w[1]; s = $NF; a++ }
-	    s ~ /^START TRANSACTION/ { used[t] = 0; next }
-	    s ~ /^(COMMIT|ROLLBACK)/ { if (used[t]) n += 2; used[t] = 0; next }
-	    s ~ /^INSERT INTO claims / { c++ }
-	    s ~ /^INSERT INTO claims / ||
-	    s ~ /^SELECT [a-z_, ]* FROM claims WHERE job = / ||
-	    s ~ /^UPDATE jobs SET last_fire / ||
-	    s ~ /^SELECT [a-z_, ]* FROM jobs WHERE id IN / ||
-	    s ~ /^INSERT INTO runs \(/ || s ~ /^UPDATE runs SET ended / {
-		n++; used[t] = 1 }
-	    END { print a + 0, n + 0, c + 0 }' "$1"
-}
-
 mdb_sql()
 {
 	"$MDB_CLIENT" --defaults-file="$MDB_CNF" -N -B cctest -e "$1"
