@@ -125,8 +125,19 @@ static int	 cover_await(struct job *, const struct jobref *, const char *,
 		    size_t);
 static void	 cover_walk(struct tick *);
 static uint64_t	 name_hash(const char *);
+static void	 recover_again(struct mtimer *, struct tick *);
 
 static struct mtimer	 pace_t = MTIMER_INIT(pace_wake, NULL);
+/*
+ * The first misfire pass after the daemon starts leaves alone, besides,
+ * the fires that backups may still be waiting for (cover_await()): a
+ * node that died and came back before their wait ended would note
+ * missed what they were about to run.  The pass is owed again once that
+ * wait is over (recover_t), for the fires nobody ran meanwhile.  Every
+ * pass leaves alone the fire this node itself waits for a cover of.
+ */
+static int		 recover_begun;
+static struct mtimer	 recover_t = MTIMER_INIT(recover_again, NULL);
 
 /* The nodes after a fire's preferred one that look whether it was taken. */
 #define BACKUPS		2
@@ -867,6 +878,15 @@ pace_budget(int64_t now, int64_t until)
 	return ((size_t)(can - (double)waiting));
 }
 
+/* The first pass's wait is over: the pass again, at once. */
+static void
+recover_again(struct mtimer *t, struct tick *tk)
+{
+	(void)t;
+	(void)tk;
+	gate_owe(1);
+}
+
 /* Fires were left unclaimed: only brings the loop back to them. */
 static void
 pace_wake(struct mtimer *t, struct tick *tk)
@@ -1273,7 +1293,7 @@ claim_recover(struct tick *tk)
 	const struct jsched	*js;
 	size_t			 i, n = 0, k, nm = 0, cap = 0, nn = 0, ncatch = 0;
 	size_t			 nwon, ndown, pi = 0, nrv = 0, ndue;
-	time_t			 now, limit, t, latest;
+	time_t			 now, limit, t, latest, extra = 0;
 	int64_t			 t0, t1, t2, t3, until;
 	char			 label[JOB_LABELLEN], id[CRON_IDLEN + 1];
 	char			 after[STORE_IDLEN + 1];
@@ -1291,6 +1311,16 @@ claim_recover(struct tick *tk)
 	if (doubts_settle(tk) == -1)
 		return;
 	t0 = tk->tk_mono;
+	if (!recover_begun) {
+		recover_begun = 1;
+		if (D.d_mysql && D.d_conf.c_defer_ms > 0) {
+			extra = (time_t)((2 * D.d_conf.c_heartbeat_ms +
+			    COVER_WAIT + BACKUPS * D.d_conf.c_defer_ms + 999) /
+			    1000);
+			mtimer_set(&recover_t, tk->tk_mono + extra * 1000 +
+			    COVER_WAIT);
+		}
+	}
 	/*
 	 * The jobs with a fire due here and not claimed yet, left for
 	 * claim_flush() (a burst claimed in slices): that fire is on time,
@@ -1351,7 +1381,10 @@ claim_recover(struct tick *tk)
 		if (ndue > 0 && bsearch(&key, due_ids, ndue,
 		    sizeof(*due_ids), id_cmp) != NULL)
 			continue;
-		limit = recover_limit(j, id, now);
+		limit = recover_limit(j, id, now) - extra;
+		/* A fire this node waits for a cover of is its own to settle. */
+		if ((j->j_flags & JOB_AWAIT) && limit >= (time_t)j->j_fire)
+			limit = (time_t)j->j_fire - 1;
 		js = job_sched(j);
 		if (sched_next(&js->js_sched, js->js_tz, list[pi].f_last,
 		    &t) == -1 || t > limit)

@@ -10,9 +10,11 @@
 # settle fires by covers; then one node is killed (SIGKILL, with its
 # jobs), and every fire from before the kill to well after runs exactly
 # once: those it was first for, once its beats stop coming, late by the
-# backups.  Then it comes back with a table that lacks one of the jobs:
-# its cover no longer speaks for the others' jobs, they read the claims
-# again, and every fire of the job it lacks still runs, once.  Last, a
+# backups.  Another is killed and back within 4 s, before the backups'
+# wait is over: its misfire pass at start must leave them those fires.
+# Then the first loses one of the jobs from its table: its cover no
+# longer speaks for the others' jobs, they read the claims again, and
+# every fire of the job it lacks still runs, once.  Last, a
 # node stopped cleanly says in its last heartbeat that it claims no
 # more, so that the others wait for it no longer.  Checked from the
 # jobs' file, the logs and the nodes' covers.
@@ -62,12 +64,25 @@ kill_s=$(date +%s)
 echo "killed $victim at $kill_s"
 past() { [ "$(date +%s)" -ge "$1" ]; }
 wait_for 60 past $((kill_s + 30))
-
-# Back, without job 7: the others read the claims of its fires again.
-table $victim 7
 dmn_restart $victim
+wait_for 60 past $((kill_s + 45))
+
+# Killed and back 4 s later, before its backups' wait is over: its
+# first misfire pass leaves them the fires it was first for.
+dmn_crash n1 || exit 1
+quick_s=$(date +%s)
+echo "killed n1 at $quick_s"
+wait_for 10 past $((quick_s + 4))
+dmn_restart n1
+wait_for 60 past $((quick_s + 25))
+
+# Without job 7: the others read the claims of its fires again.
+r=$(grep -c 'RELOAD (' "$T/$victim.log")
+table $victim 7
+reread() { [ "$(grep -c 'RELOAD (' "$T/$victim.log")" -gt "$r" ]; }
+wait_for 30 reread || fail "$victim did not read its table"
 back_s=$(date +%s)
-wait_for 90 past $((back_s + 40))
+wait_for 90 past $((back_s + 30))
 
 # A clean stop: its last cover says it left.
 dmn_stop n3
