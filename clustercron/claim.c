@@ -289,15 +289,11 @@ cover_publish(struct fire *const *left, size_t nleft)
 	}
 }
 
-/* FNV-1a of a node's name. */
+/* A node's name, hashed. */
 static uint64_t
-name_hash(const char *c)
+name_hash(const char *name)
 {
-	uint64_t	 h = 1469598103934665603ULL;
-
-	for (; *c != '\0'; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-	return (h);
+	return (fnv64(FNV64_INIT, name, strlen(name)));
 }
 
 /*
@@ -506,8 +502,7 @@ claim_shared(struct tick *tk)
 	const struct gate	*g = gate_state();
 	struct store_error	 se;
 	const char		*names[LIST_MAX_NODES];
-	uint64_t		 h = 1469598103934665603ULL;
-	const char		*c;
+	uint64_t		 h = FNV64_INIT;
 	size_t			 i, n = 0;
 	int			 sh;
 
@@ -517,11 +512,7 @@ claim_shared(struct tick *tk)
 		if (!g->g_nodes[i].gn_able)
 			continue;
 		names[n++] = g->g_nodes[i].gn_name;
-		for (c = g->g_nodes[i].gn_name; ; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
+		h = fnv64(h, names[n - 1], strlen(names[n - 1]) + 1);
 	}
 	if (n == 0 || i < g->g_nnodes)
 		return (0);

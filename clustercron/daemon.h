@@ -225,6 +225,21 @@ void	 fire_log(int, const char *, const char *, const char *, time_t,
 	    __attribute__((__format__ (printf, 7, 8)));
 
 /*
+ * FNV-1a over n bytes from h (FNV64_INIT to begin): the hashes of node
+ * names and fires that the nodes must compute alike (gate.c, claim.c).
+ */
+#define FNV64_INIT	1469598103934665603ULL
+static inline uint64_t
+fnv64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char	*c = p;
+
+	while (n-- > 0)
+		h = (h ^ *c++) * 1099511628211ULL;
+	return (h);
+}
+
+/*
  * gate.c: may this node claim now, and the state that rests on (each
  * part written there only; gate.c's comment).  The writers are named
  * after what happened; gate_verdict(), gate_lease_until(), gate_rank()

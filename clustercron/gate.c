@@ -261,7 +261,6 @@ gate_nodes(const struct store_node *nodes, size_t n, int64_t store_ms,
     size_t running)
 {
 	struct gate_node	*gn;
-	const char		*c;
 	size_t			 i, k = 0;
 	char			 buf[512], one[128];
 
@@ -286,17 +285,11 @@ gate_nodes(const struct store_node *nodes, size_t n, int64_t store_ms,
 	G.g_nnodes = k;
 	G.g_gen++;
 	/* The candidates, as every node with the same list ranks them. */
-	G.g_view = 1469598103934665603ULL;
-	for (i = 0; i < k; i++) {
-		if (!candidate(&G, i))
-			continue;
-		for (c = gn[i].gn_name; ; c++) {
-			G.g_view = (G.g_view ^ (unsigned char)*c) *
-			    1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
-	}
+	G.g_view = FNV64_INIT;
+	for (i = 0; i < k; i++)
+		if (candidate(&G, i))
+			G.g_view = fnv64(G.g_view, gn[i].gn_name,
+			    strlen(gn[i].gn_name) + 1);
 	if (D.d_debug) {
 		buf[0] = '\0';
 		for (i = 0; i < k; i++) {
@@ -554,14 +547,14 @@ candidate(const struct gate *g, size_t i)
 static size_t
 fire_pick(const char *id, time_t fire, size_t ncand)
 {
-	uint64_t	 h = 1469598103934665603ULL;
+	uint64_t	 h;
+	unsigned char	 b[8];
 	size_t		 i;
 
-	for (; *id != '\0'; id++)
-		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+	/* The instant's bytes least significant first, on every machine. */
 	for (i = 0; i < 8; i++)
-		h = (h ^ (((uint64_t)fire >> (i * 8)) & 0xff)) *
-		    1099511628211ULL;
+		b[i] = (unsigned char)((uint64_t)fire >> (i * 8));
+	h = fnv64(fnv64(FNV64_INIT, id, strlen(id)), b, sizeof(b));
 	/*
 	 * FNV-1a's low bits are poor: its lowest is the parity of the
 	 * bytes, so with two nodes a job's fires would all go to one node
