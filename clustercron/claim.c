@@ -120,9 +120,10 @@ static int	 claim_shared(struct tick *);
 static size_t	 claim_left(struct fire **, size_t, struct tick *);
 static void	 cover_turn(struct tick *);
 static void	 cover_unclean(int64_t);
-static void	 cover_publish(struct fire *const *, size_t);
+static void	 cover_publish(int64_t);
+static int64_t	 flush(struct tick *);
 static int	 cover_await(struct job *, const struct jobref *, const char *,
-		    size_t);
+		    size_t, size_t);
 static void	 cover_walk(struct tick *);
 static uint64_t	 name_hash(const char *);
 static void	 recover_again(struct mtimer *, struct tick *);
@@ -264,25 +265,17 @@ cover_unclean(int64_t due)
 }
 
 /*
- * The end of claim_flush(): the left[] fires (nleft) stay unclaimed for
- * a later slice, so the cover stops short of the earliest; node.c has
- * the cover for the next heartbeat.
+ * The end of claim_flush(): fires from the instant left (ms; INT64_MAX:
+ * none) stay unclaimed for a later slice, so the cover stops short of
+ * it (a fire is due at its instant or later); node.c has the cover for
+ * the next heartbeat.
  */
 static void
-cover_publish(struct fire *const *left, size_t nleft)
+cover_publish(int64_t left)
 {
-	int64_t	 to = cov.upto, at;
-	size_t	 i;
-
 	if (!D.d_mysql || cov.left)
 		return;
-	/* Due at its instant or later: stop before the instant. */
-	for (i = 0; i < nleft; i++) {
-		at = (int64_t)fire_instant(left[i]) * 1000;
-		if (at <= to)
-			to = at - 1;
-	}
-	cov.c.c_to = to;
+	cov.c.c_to = left <= cov.upto ? left - 1 : cov.upto;
 	if (memcmp(&cov.c, &cov.said, sizeof(cov.c)) != 0) {
 		cov.said = cov.c;
 		node_cover(&cov.c);
@@ -298,24 +291,21 @@ name_hash(const char *name)
 
 /*
  * Fire (j's now, identity id, due at j's timer) of which this node is
- * backup rank: wait for its preferred node's cover (1), or not (0: read
- * at claim-defer).
+ * backup rank, node pick of the live ones its preferred: wait for that
+ * node's cover (1), or not (0: read at claim-defer).
  */
 static int
 cover_await(struct job *j, const struct jobref *ref, const char *id,
-    size_t rank)
+    size_t rank, size_t pick)
 {
 	const struct gate	*g = gate_state();
-	const struct gate_node	*pn;
+	const struct gate_node	*pn = &g->g_nodes[pick];
 	struct await		*a;
 	int64_t			 until, hb = D.d_conf.c_heartbeat_ms;
 	time_t			 next;
-	size_t			 p;
 
-	if (!D.d_mysql || (p = gate_pick(g, id, (time_t)j->j_fire)) ==
-	    SIZE_MAX)
+	if (!D.d_mysql)
 		return (0);
-	pn = &g->g_nodes[p];
 	if (pn->gn_cover.c_to == 0 || pn->gn_cover.c_from == COVER_LEFT ||
 	    pn->gn_age > hb + COVER_WAIT ||
 	    pn->gn_cover.c_view != g->g_view ||
@@ -361,6 +351,7 @@ cover_walk(struct tick *tk)
 	struct await		*a;
 	struct jobref		 ref;
 	struct job		*j;
+	uint64_t		*hs;
 	size_t			 i, k, p, nnot = 0;
 	int64_t			 at;
 
@@ -369,6 +360,9 @@ cover_walk(struct tick *tk)
 	    cov.naw < 2 * cov.kept + 64))
 		return;
 	cov.gen = g->g_gen;
+	hs = xreallocarray(NULL, g->g_nnodes + 1, sizeof(*hs));
+	for (p = 0; p < g->g_nnodes; p++)
+		hs[p] = name_hash(g->g_nodes[p].gn_name);
 	for (i = k = 0; i < cov.naw; i++) {
 		a = &cov.aw[i];
 		ref = a->a_ref;
@@ -377,7 +371,7 @@ cover_walk(struct tick *tk)
 		    !(j->j_flags & JOB_AWAIT) || j->j_fire != a->a_fire)
 			continue;
 		for (p = 0; p < g->g_nnodes; p++)
-			if (name_hash(g->g_nodes[p].gn_name) == a->a_pref)
+			if (hs[p] == a->a_pref)
 				break;
 		if (p < g->g_nnodes) {
 			pn = &g->g_nodes[p];
@@ -400,6 +394,7 @@ cover_walk(struct tick *tk)
 		j->j_flags &= ~JOB_AWAIT;
 		job_defer_to(j, at > tk->tk_wall ? at : tk->tk_wall);
 	}
+	free(hs);
 	cov.naw = cov.kept = k;
 	if (nnot > 0) {
 		metrics_claims(0, nnot);
@@ -435,18 +430,19 @@ due(struct job *j, const struct jobref *ref, struct tick *tk)
 	int		 cluster = job_opts(j)->o_scope == SCOPE_CLUSTER;
 	int		 deferred = (j->j_flags & JOB_DEFERRED) != 0;
 	int		 skip = 0;
-	size_t		 rank, me;
+	size_t		 rank, pick;
 	char		 id[CRON_IDLEN + 1];
 
 	job_id(j, id);
 	/* Decided now, with the nodes alive now. */
 	if (cluster && !deferred && D.d_conf.c_defer_ms > 0 &&
 	    (rank = gate_rank(gate_state(), id, fire, proc_count())) > 0) {
-		if ((me = gate_self()) != SIZE_MAX &&
-		    gate_pick(gate_state(), id, fire) == me)
+		pick = gate_pick(gate_state(), id, fire);
+		if (pick != SIZE_MAX && pick == gate_self())
 			/* Busier now: its turn given up, not covered. */
 			cover_unclean(tk->tk_wall);
-		if (rank <= BACKUPS && cover_await(j, ref, id, rank))
+		if (rank <= BACKUPS && pick != SIZE_MAX &&
+		    cover_await(j, ref, id, rank, pick))
 			return;
 		if (rank <= BACKUPS || !claim_shared(tk)) {
 			job_defer(j, D.d_conf.c_defer_ms * (int64_t)
@@ -921,10 +917,11 @@ claim_free(void)
  * others stay due, for a later turn or another node.  On a cluster
  * nearly every job of a burst that this node is not the preferred
  * claimant of is taken already and not tried alone.  Every claim is
- * made before any job is started.
+ * made before any job is started.  Returns the earliest instant (ms)
+ * of the fires left for later, INT64_MAX when none is.
  */
-void
-claim_flush(struct tick *tk)
+static int64_t
+flush(struct tick *tk)
 {
 	struct fire		**q;
 	const struct job	**jobs;
@@ -933,14 +930,12 @@ claim_flush(struct tick *tk)
 	struct fire_data	 d;
 	size_t			 i, k, nq, nwon, nstart = 0, ndown, budget;
 	size_t			 nleft = 0;
-	int64_t			 t0, t1, until;
+	int64_t			 t0, t1, until, left = INT64_MAX;
 
 	tick_read(tk);
 	pace_sample(tk->tk_mono);
-	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0) {
-		cover_publish(NULL, 0);
-		return;
-	}
+	if ((nq = fire_list(FSM(FS_DUE), &q)) == 0)
+		return (INT64_MAX);
 	t0 = tk->tk_mono;
 	switch (verdict(tk)) {
 	case GATE_STOPPING:
@@ -948,8 +943,7 @@ claim_flush(struct tick *tk)
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_LEAVE, NULL, tk);
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	case GATE_DRAINED:
 		/*
 		 * The other nodes claim them.  Should they all be
@@ -960,16 +954,14 @@ claim_flush(struct tick *tk)
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_LEAVE, NULL, tk);
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	case GATE_FENCED:
 		/* As when the store is down: kept, settled later. */
 		cover_unclean(cov.upto);
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_HOLD, NULL, tk);
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	default:
 		break;
 	}
@@ -980,8 +972,7 @@ claim_flush(struct tick *tk)
 		for (i = 0; i < nq; i++)
 			fire_step(q[i], FE_HOLD, NULL, tk);
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	}
 	/* A job gone since it came due is not claimed. */
 	for (i = k = 0; i < nq; i++) {
@@ -993,8 +984,7 @@ claim_flush(struct tick *tk)
 	}
 	if ((nq = k) == 0) {
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	}
 	/*
 	 * Sorted by instant, each fire with its job, those another node
@@ -1004,8 +994,7 @@ claim_flush(struct tick *tk)
 	qsort(q, nq, sizeof(*q), instant_cmp);
 	if ((nq = claim_left(q, nq, tk)) == 0) {
 		free(q);
-		cover_publish(NULL, 0);
-		return;
+		return (INT64_MAX);
 	}
 	tick_read(tk);
 	until = gate_lease_until(gate_state());
@@ -1019,10 +1008,12 @@ claim_flush(struct tick *tk)
 		    fire_starting(), pace.p_rate, (long long)(until -
 		    tk->tk_mono));
 	}
-	cover_publish(q + nq, nleft);
+	for (i = nq; i < nq + nleft; i++)
+		if ((int64_t)fire_instant(q[i]) * 1000 < left)
+			left = (int64_t)fire_instant(q[i]) * 1000;
 	if (nq == 0) {
 		free(q);
-		return;
+		return (left);
 	}
 	jobs = xreallocarray(NULL, nq, sizeof(*jobs));
 	for (i = 0; i < nq; i++)
@@ -1051,7 +1042,6 @@ claim_flush(struct tick *tk)
 		} else
 			cover_unclean(cov.upto);
 	}
-	cover_publish(q + nq, nleft);
 	free(ids);
 	free(won);
 	free(jobs);
@@ -1061,6 +1051,13 @@ claim_flush(struct tick *tk)
 		log_debug("(CRON) STARTS (%zu fires in %lld ms)", nstart,
 		    (long long)(tk->tk_mono - t1));
 	}
+	return (left);
+}
+
+void
+claim_flush(struct tick *tk)
+{
+	cover_publish(flush(tk));
 }
 
 static int
